@@ -1,0 +1,108 @@
+"""The two agent profiles of paper §4.1 (seeking, with optional rating, and reasoning) and the parsers
+that turn their free text into messages, scores and answers. A failed call becomes a CallRecord with
+`error` set and a None value; the method decides what that means for the question."""
+
+from __future__ import annotations
+
+import re
+
+from .llm import Completion, LLMClient, LLMError
+from .prompts import PromptSet, ordinal
+from .trace import CallRecord
+
+_ANSWER_LINE = re.compile(r"^[\s>*#`]*(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)$", re.IGNORECASE | re.MULTILINE)
+_SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
+_NO_INFO = ("NO INFORMATION", "NO NEW INFORMATION", "无相关信息", "没有相关信息", "没有新信息")
+
+
+def is_no_information(message: str) -> bool:
+    """Chunk exclusion signal: the agent found nothing (a short reply that starts with the marker)."""
+    text = message.strip().strip("\"'`*.[]").strip().upper()
+    return not text or (len(text) < 80 and any(text.startswith(marker) for marker in _NO_INFO))
+
+
+def parse_score(text: str) -> float | None:
+    """`Score: 85` and the usual variants -> 85.0, clamped to [0, 100]; None when there is no number."""
+    match = _SCORE.search(text) or _NUMBER.search(text)
+    return min(100.0, max(0.0, float(match.group(1)))) if match else None
+
+
+def parse_answer(text: str) -> str | None:
+    """The answer (last `Answer:` line if any, else the first non-empty line); None means NO ANSWER."""
+    lines = _ANSWER_LINE.findall(text)
+    if lines:
+        answer = lines[-1]
+    elif "NO ANSWER" in text.upper():
+        return None
+    else:
+        answer = next((line for line in text.splitlines() if line.strip()), "")
+    answer = answer.strip().strip("`*\"'<>[] ").strip().rstrip("。.").strip()
+    if not answer or answer.upper().replace("_", " ").startswith("NO ANSWER"):
+        return None
+    return answer
+
+
+def format_messages(messages: list[str]) -> str:
+    return "\n".join(f"- {m.strip()}" for m in messages) if messages else "(none yet)"
+
+
+def _record(role: str, round_: int, chunk: int | None, step: int | None, done: Completion) -> CallRecord:
+    return CallRecord(role=role, round=round_, chunk=chunk, step=step, prompt_tokens=done.prompt_tokens,
+                      completion_tokens=done.completion_tokens, cached_tokens=done.cached_tokens,
+                      start=done.start, end=done.end, output=done.text, cache_hit=done.cache_hit,
+                      attempts=done.attempts)
+
+
+def _failed(role: str, round_: int, chunk: int | None, step: int | None, exc: LLMError, start: float,
+            end: float) -> CallRecord:
+    return CallRecord(role=role, round=round_, chunk=chunk, step=step, prompt_tokens=0, completion_tokens=0,
+                      cached_tokens=0, start=start, end=end, output="", error=str(exc))
+
+
+async def _call(llm: LLMClient, prompt: str, max_tokens: int, role: str, round_: int, chunk: int | None,
+                step: int | None) -> tuple[str | None, CallRecord]:
+    import time
+
+    start = time.time()
+    try:
+        done = await llm.complete(prompt, max_tokens=max_tokens)
+    except LLMError as exc:
+        return None, _failed(role, round_, chunk, step, exc, start, time.time())
+    return done.text, _record(role, round_, chunk, step, done)
+
+
+def seek_prompt(prompts: PromptSet, question: str, chunk: str, shared: list[str], round_: int) -> str:
+    """Eq. 7: m_{i,t} = a_{i,t}(q, d_i, Top_k(M_{t-1})); round 1 has no messages yet."""
+    if round_ == 1:
+        return prompts.seek_first.format(chunk=chunk, question=question)
+    return prompts.seek_next.format(chunk=chunk, question=question, messages=format_messages(shared),
+                                    round=ordinal(round_), round_number=round_)
+
+
+async def seek(llm: LLMClient, prompts: PromptSet, question: str, chunk: str, index: int, shared: list[str],
+               round_: int, max_tokens: int) -> tuple[str | None, CallRecord]:
+    return await _call(llm, seek_prompt(prompts, question, chunk, shared, round_), max_tokens, "seek", round_,
+                       index, None)
+
+
+async def rate(llm: LLMClient, prompts: PromptSet, question: str, message: str, index: int,
+               round_: int) -> tuple[float | None, CallRecord]:
+    text, record = await _call(llm, prompts.rate.format(message=message, question=question), 16, "rate",
+                               round_, index, None)
+    score = parse_score(text) if text is not None else None
+    record.score = score
+    return score, record
+
+
+def reason_prompt(prompts: PromptSet, question: str, messages: list[str], must_answer: bool) -> str:
+    template = prompts.reason_final if must_answer else prompts.reason
+    return template.format(messages=format_messages(messages), question=question)
+
+
+async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: list[str], must_answer: bool,
+                 round_: int, max_tokens: int) -> tuple[str | None, CallRecord]:
+    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER."""
+    text, record = await _call(llm, reason_prompt(prompts, question, messages, must_answer), max_tokens,
+                               "reason", round_, None, len(messages))
+    return (parse_answer(text) if text is not None else None), record

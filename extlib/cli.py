@@ -1,0 +1,235 @@
+"""`extagents ask | setup | serve`: the method on a document from the shell, on the bundled model or any
+OpenAI-compatible endpoint. Bad input ends with one clear line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+from .cache import ResponseCache
+from .llm import LLMClient, LLMError
+from .methods import DirectConfig, DirectInput, ExtAgents, ExtAgentsConfig, run_sync
+from .methods.extagents import MODES, RATINGS
+from .models import DEFAULT_MODEL, MODELS, cache_dir, ensure_model
+from .serve import LocalServer
+from .tokenizer import GGUFTokenizer, load_tokenizer
+from .trace import LANGS, Prediction, Task
+
+
+class UserError(Exception):
+    """Input the user can fix; printed without a traceback."""
+
+
+def read_document(path: str) -> str:
+    """The document as text: `-` reads stdin. Rejects missing, empty, binary and non-UTF-8 input."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        where = "stdin"
+    else:
+        file = Path(path)
+        if not file.exists():
+            raise UserError(f"document not found: {path}")
+        if not file.is_file():
+            raise UserError(f"not a regular file: {path}")
+        data = file.read_bytes()
+        where = path
+    if not data.strip():
+        raise UserError(f"the document is empty: {where}")
+    if b"\x00" in data[:1 << 20]:
+        raise UserError(f"{where} looks binary (it contains NUL bytes); give a plain UTF-8 text file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{where} is not valid UTF-8 (byte {exc.start}); convert it first, e.g. "
+                        f"`iconv -f latin1 -t utf-8 {where} > doc.txt`") from exc
+    return text
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {number}")
+    return number
+
+
+def _non_negative(value: str) -> int:
+    number = _positive(value) if value.strip() != "0" else 0
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="extagents", description=__doc__)
+    verbs = parser.add_subparsers(dest="verb", required=True)
+
+    ask = verbs.add_parser("ask", help="answer a question over a document of any length")
+    ask.add_argument("--doc", required=True, help="the document (UTF-8 text file), or - for stdin")
+    ask.add_argument("--question", required=True)
+    ask.add_argument("--lang", choices=LANGS, default="en")
+    ask.add_argument("--method", default="extagents",
+                     help="extagents, direct, or a comma list (e.g. extagents,direct) to compare side by side")
+    ask.add_argument("--trace", help="write every agent call to this JSON file")
+    ask.add_argument("--json", action="store_true", help="print the predictions as JSON")
+    knobs = ask.add_argument_group("method knobs")
+    knobs.add_argument("--chunk-tokens", type=_positive, default=2048, help="|d_i| (default 2048)")
+    knobs.add_argument("--input-tokens", type=_positive, help="truncate the document to this many tokens")
+    knobs.add_argument("--truncate", choices=("front", "middle"), default="middle")
+    knobs.add_argument("--context-window", type=_positive, default=8192, help="L (default 8192)")
+    knobs.add_argument("--rounds", type=_positive, default=5, help="T, synchronization rounds (default 5)")
+    knobs.add_argument("--no-gks", action="store_true", help="ablation: agents see only their own message")
+    knobs.add_argument("--no-kar", action="store_true", help="ablation: reason over all messages at once")
+    knobs.add_argument("--rating", choices=RATINGS, default="llm")
+    knobs.add_argument("--exclusion", action="store_true", help="drop chunks that reply NO INFORMATION")
+    knobs.add_argument("--mode", choices=MODES, default="paper")
+    knobs.add_argument("--prompts", choices=("small", "paper"), default="small",
+                       help="prompt set: tuned for small models, or the paper's Appendix E.3")
+    knobs.add_argument("--variant", choices=("en", "zh", "hotpotqa"),
+                       help="prompt variant (default: --lang)")
+    knobs.add_argument("--paragraphs", action="store_true", help="paragraph-aware chunks")
+    knobs.add_argument("--overlap", type=_non_negative, default=0, help="token overlap of fixed chunks")
+    knobs.add_argument("--concurrency", type=_positive, default=4, help="LLM calls in flight at once")
+    engine = ask.add_argument_group("engine")
+    engine.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: the bundled local model)")
+    engine.add_argument("--model", help="model name at --base-url (default: the bundled model)")
+    engine.add_argument("--reasoning-base-url", help="endpoint of the reasoning agent (default: --base-url)")
+    engine.add_argument("--reasoning-model", help="model of the reasoning agent (default: --model)")
+    engine.add_argument("--local-model", choices=list(MODELS), default=DEFAULT_MODEL,
+                        help=f"bundled model to serve when no --base-url is given (default {DEFAULT_MODEL})")
+    engine.add_argument("--tokenizer", help="gguf:PATH, hf:PATH/tokenizer.json or tiktoken:NAME "
+                        "(default: the serving model's own; for remote endpoints the bundled Qwen2.5 vocab)")
+    engine.add_argument("--temperature", type=float, default=0.0)
+    engine.add_argument("--no-cache", action="store_true", help="bypass the persistent response cache")
+
+    setup = verbs.add_parser("setup", help="fetch, assemble and verify bundled models")
+    setup.add_argument("--model", choices=list(MODELS), action="append",
+                       help=f"repeatable (default {DEFAULT_MODEL})")
+
+    serve = verbs.add_parser("serve", help="run the bundled model's server in the foreground for reuse")
+    serve.add_argument("--model", choices=list(MODELS), default=DEFAULT_MODEL)
+    serve.add_argument("--context-window", type=_positive, default=8192)
+    return parser
+
+
+def _methods(args: argparse.Namespace) -> list:
+    methods = []
+    for name in [m.strip() for m in args.method.split(",") if m.strip()]:
+        if name == "extagents":
+            methods.append(ExtAgents(ExtAgentsConfig(
+                chunk_tokens=args.chunk_tokens, context_window=args.context_window, input_tokens=args.input_tokens,
+                truncate=args.truncate, paragraphs=args.paragraphs, overlap=args.overlap, rounds=args.rounds,
+                gks=not args.no_gks, kar=not args.no_kar, rating=args.rating, exclusion=args.exclusion,
+                mode=args.mode, prompt_set=args.prompts, variant=args.variant)))
+        elif name == "direct":
+            methods.append(DirectInput(DirectConfig(context_window=args.context_window,
+                                                    input_tokens=args.input_tokens, truncate=args.truncate)))
+        else:
+            raise UserError(f"unknown method {name!r}; choose extagents or direct")
+    if not methods:
+        raise UserError("--method is empty; choose extagents or direct")
+    return methods
+
+
+async def _check_endpoint(llm: LLMClient) -> None:
+    """Fail fast with a clear message instead of retrying an unreachable server or an unknown model."""
+    import openai
+
+    try:
+        served = [m.id async for m in llm._client.models.list()]
+    except openai.APIConnectionError as exc:
+        raise UserError(f"cannot reach {llm.base_url or 'the OpenAI API'}: {exc}; is the server running?") from exc
+    except openai.AuthenticationError as exc:
+        raise UserError("the endpoint rejected the API key; set OPENAI_API_KEY") from exc
+    except openai.APIStatusError:
+        return  # some servers do not list models; the first call will tell
+    if served and llm.model not in served:
+        raise UserError(f"model {llm.model!r} is not served at {llm.base_url}; it serves: {', '.join(served)}")
+
+
+def _remote_client(base_url: str | None, model: str | None, args, tokenizer, cache) -> LLMClient:
+    if not model:
+        raise UserError("--model is required with --base-url (the name the server serves)")
+    llm = LLMClient(base_url, model, tokenizer=tokenizer, concurrency=args.concurrency,
+                    temperature=args.temperature, cache=cache)
+    run_sync(_check_endpoint(llm))
+    return llm
+
+
+def _summary(name: str, prediction: Prediction) -> str:
+    u = prediction.usage
+    status = f"  error: {prediction.error}\n" if prediction.error else ""
+    return (f"[{name}] answer: {prediction.answer or '(none)'}\n{status}"
+            f"  rounds: {prediction.rounds}  calls: {u['calls']}  prompt tokens: {u['prompt_tokens']}  "
+            f"completion tokens: {u['completion_tokens']}  cache hits: {u['cache_hits']}  "
+            f"wall: {u['wall_seconds']:.1f}s")
+
+
+def ask(args: argparse.Namespace) -> int:
+    if not args.question.strip():
+        raise UserError("the question is empty")
+    text = read_document(args.doc)
+    methods = _methods(args)
+    task = Task(id="ask", question=args.question.strip(), knowledge=text, lang=args.lang)
+    cache = None if args.no_cache else ResponseCache(cache_dir() / "responses.sqlite")
+    with contextlib.ExitStack() as stack:
+        if args.base_url or (args.model and args.model not in MODELS):
+            llm = _remote_client(args.base_url, args.model, args, None, cache)
+            llm.tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else _default_remote_tokenizer(args)
+        else:
+            server = stack.enter_context(LocalServer(args.local_model, context_window=args.context_window))
+            llm = server.client(concurrency=args.concurrency, temperature=args.temperature, cache=cache)
+            if args.tokenizer:
+                llm.tokenizer = load_tokenizer(args.tokenizer)
+        reasoner = None
+        if args.reasoning_base_url or args.reasoning_model:
+            reasoner = _remote_client(args.reasoning_base_url or args.base_url,
+                                      args.reasoning_model or args.model, args, llm.tokenizer, cache)
+        predictions = {m.name: m.run(task, llm, reasoner) for m in methods}
+    if args.trace:
+        Path(args.trace).write_text(json.dumps({"question": task.question, "document": args.doc,
+                                                "model": llm.model, "base_url": llm.base_url,
+                                                "predictions": {k: p.to_dict() for k, p in predictions.items()}},
+                                               ensure_ascii=False, indent=1))
+    if args.json:
+        print(json.dumps({k: {"answer": p.answer, "rounds": p.rounds, "error": p.error, "usage": p.usage}
+                          for k, p in predictions.items()}, ensure_ascii=False, indent=1))
+    else:
+        for name, prediction in predictions.items():
+            print(_summary(name, prediction))
+    return 1 if any(p.error for p in predictions.values()) else 0
+
+
+def _default_remote_tokenizer(args: argparse.Namespace) -> GGUFTokenizer:
+    print(f"note: counting tokens with the bundled {args.local_model} vocabulary; pass --tokenizer for the "
+          "serving model's own", file=sys.stderr)
+    return GGUFTokenizer(ensure_model(args.local_model))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.verb == "ask":
+            return ask(args)
+        if args.verb == "setup":
+            for name in args.model or [DEFAULT_MODEL]:
+                print(f"{name}: {ensure_model(name)}")
+            return 0
+        if args.verb == "serve":
+            with LocalServer(args.model, context_window=args.context_window) as server:
+                server.serve_forever()
+            return 0
+    except (UserError, ValueError, LLMError, RuntimeError, OSError) as exc:
+        print(f"extagents: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("extagents: interrupted", file=sys.stderr)
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""One LLM client for every OpenAI-compatible endpoint: llama.cpp, vLLM, the OpenAI API.
+
+Bounded concurrency, bounded retries with backoff (then a typed LLMError, never an endless loop),
+a persistent response cache, and per-call usage and timing for the trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from .cache import ResponseCache, cache_key
+from .tokenizer import Tokenizer
+
+RETRYABLE = (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
+             openai.InternalServerError)
+
+
+class LLMError(Exception):
+    """A call that failed for good: `kind` is retries-exhausted, bad-request, not-found, auth, ..."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+
+
+@dataclass
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int  # prompt tokens the server served from its prefix cache
+    start: float  # time.time() at send, end at receipt
+    end: float
+    cache_hit: bool  # answered from our response cache: no server time was spent
+    attempts: int
+
+
+class LLMClient:
+    """`await llm.complete("prompt", max_tokens=64)` -> Completion; messages lists also accepted."""
+
+    def __init__(self, base_url: str | None = None, model: str = "gpt-4o-mini", *, model_id: str | None = None,
+                 api_key: str | None = None, tokenizer: Tokenizer | None = None, concurrency: int = 4,
+                 max_retries: int = 4, timeout_s: float = 600.0, temperature: float = 0.0,
+                 cache: ResponseCache | None = None, extra_body: dict[str, Any] | None = None,
+                 backoff_s: float = 1.0) -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        self.base_url = base_url
+        self.model = model
+        self.model_id = model_id or f"{model}@{base_url or 'openai'}"
+        self.tokenizer = tokenizer
+        self.concurrency = concurrency
+        self.max_retries = max_retries
+        self.temperature = temperature
+        self.cache = cache
+        self.extra_body = extra_body or {}
+        self.backoff_s = backoff_s
+        # The key comes from the argument or OPENAI_API_KEY and lives only inside the openai client.
+        key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
+        if key is None:
+            raise ValueError("no API key: set OPENAI_API_KEY, or pass --base-url for a local server")
+        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=timeout_s)
+        self._semaphores: dict[int, asyncio.Semaphore] = {}
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"LLMClient(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        # one per event loop: notebooks and asyncio.run() each bring their own loop
+        loop_id = id(asyncio.get_running_loop())
+        if loop_id not in self._semaphores:
+            self._semaphores[loop_id] = asyncio.Semaphore(self.concurrency)
+        return self._semaphores[loop_id]
+
+    async def complete(self, prompt: str | list[dict], max_tokens: int = 256,
+                       temperature: float | None = None) -> Completion:
+        messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+        params = {"max_tokens": max_tokens,
+                  "temperature": self.temperature if temperature is None else temperature,
+                  **self.extra_body}
+        key = cache_key(self.model_id, messages, params) if self.cache is not None else None
+        if key and (hit := self.cache.get(key)):
+            now = time.time()
+            return Completion(hit["text"], hit["prompt_tokens"], hit["completion_tokens"],
+                              hit["cached_tokens"], now, now, cache_hit=True, attempts=0)
+        async with self._semaphore():
+            completion = await self._call_with_retries(messages, params)
+        if key:
+            self.cache.put(key, {"text": completion.text, "prompt_tokens": completion.prompt_tokens,
+                                 "completion_tokens": completion.completion_tokens,
+                                 "cached_tokens": completion.cached_tokens})
+        return completion
+
+    async def _call_with_retries(self, messages: list[dict], params: dict[str, Any]) -> Completion:
+        body = dict(params)
+        standard = {k: body.pop(k) for k in ("max_tokens", "temperature")}
+        for attempt in range(1, self.max_retries + 2):
+            start = time.time()
+            try:
+                response = await self._client.chat.completions.create(
+                    model=self.model, messages=messages, extra_body=body or None, **standard)
+            except RETRYABLE as exc:
+                if attempt > self.max_retries:
+                    raise LLMError("retries-exhausted", f"{type(exc).__name__} after {attempt} attempts: "
+                                   f"{_short(exc)}") from exc
+                await asyncio.sleep(self.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random()))
+                continue
+            except openai.NotFoundError as exc:
+                raise LLMError("not-found", f"model {self.model!r} or endpoint not found at "
+                               f"{self.base_url or 'the OpenAI API'}: {_short(exc)}") from exc
+            except openai.AuthenticationError as exc:
+                raise LLMError("auth", "the server rejected the API key (check OPENAI_API_KEY)") from exc
+            except openai.BadRequestError as exc:
+                raise LLMError("bad-request", _short(exc)) from exc
+            except openai.APIStatusError as exc:
+                raise LLMError(f"http-{exc.status_code}", _short(exc)) from exc
+            end = time.time()
+            if not response.choices:
+                raise LLMError("empty-response", "the server returned no choices")
+            usage = response.usage
+            details = getattr(usage, "prompt_tokens_details", None) if usage else None
+            return Completion(
+                text=response.choices[0].message.content or "",
+                prompt_tokens=usage.prompt_tokens if usage else 0,
+                completion_tokens=usage.completion_tokens if usage else 0,
+                cached_tokens=(getattr(details, "cached_tokens", 0) or 0) if details else 0,
+                start=start, end=end, cache_hit=False, attempts=attempt)
+        raise AssertionError("unreachable")
+
+    def count_tokens(self, text: str) -> int:
+        if self.tokenizer is None:
+            raise ValueError(f"{self!r} has no tokenizer; pass tokenizer=... (see extlib.tokenizer)")
+        return len(self.tokenizer.encode(text))
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) < 400 else text[:400] + "..."

@@ -1,0 +1,86 @@
+"""Token counting with the serving model's own tokenizer (tiktoken's files download at first use).
+
+Any object with `encode(str) -> list[int]` and `decode_bytes(list[int]) -> bytes` works; `decode_bytes`
+returns bytes so chunk boundaries that split a multi-byte character can be stitched (see chunking).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+
+class Tokenizer(Protocol):
+    name: str
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def decode_bytes(self, ids: list[int]) -> bytes: ...
+
+
+class GGUFTokenizer:
+    """The vocabulary of a GGUF file, loaded alone by llama.cpp (no weights, ~0.2 s)."""
+
+    def __init__(self, path: str | Path) -> None:
+        from llama_cpp import Llama
+
+        self.name = f"gguf:{Path(path).name}"
+        self._llama = Llama(model_path=str(path), vocab_only=True, verbose=False)
+
+    def encode(self, text: str) -> list[int]:
+        return self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    def decode_bytes(self, ids: list[int]) -> bytes:
+        return self._llama.detokenize(list(ids))
+
+
+class HFTokenizer:
+    """A `tokenizer.json` file (every model directory a vLLM server loads has one)."""
+
+    def __init__(self, path: str | Path) -> None:
+        from tokenizers import Tokenizer as _Tokenizer
+
+        self.name = f"hf:{path}"
+        self._tok = _Tokenizer.from_file(str(path))
+
+    def encode(self, text: str) -> list[int]:
+        return self._tok.encode(text, add_special_tokens=False).ids
+
+    def decode_bytes(self, ids: list[int]) -> bytes:
+        return self._tok.decode(list(ids), skip_special_tokens=False).encode("utf-8")
+
+
+class TiktokenTokenizer:
+    """An OpenAI encoding; works offline only once tiktoken has cached its files."""
+
+    def __init__(self, encoding: str) -> None:
+        import tiktoken
+
+        self.name = f"tiktoken:{encoding}"
+        self._enc = tiktoken.get_encoding(encoding)
+
+    def encode(self, text: str) -> list[int]:
+        return self._enc.encode(text, disallowed_special=())
+
+    def decode_bytes(self, ids: list[int]) -> bytes:
+        return self._enc.decode_bytes(list(ids))
+
+
+def load_tokenizer(spec: str) -> Tokenizer:
+    """`gguf:PATH`, `hf:PATH/tokenizer.json` or `tiktoken:ENCODING`."""
+    kind, _, arg = spec.partition(":")
+    if not arg:
+        raise ValueError(f"tokenizer {spec!r}: use gguf:PATH, hf:PATH/tokenizer.json or tiktoken:ENCODING")
+    if kind in ("gguf", "hf") and not Path(arg).is_file():
+        raise ValueError(f"tokenizer file not found: {arg}")
+    if kind == "gguf":
+        return GGUFTokenizer(arg)
+    if kind == "hf":
+        return HFTokenizer(arg)
+    if kind == "tiktoken":
+        try:
+            return TiktokenTokenizer(arg)
+        except Exception as exc:  # tiktoken raises plain Exceptions for a failed download
+            raise ValueError(f"tiktoken encoding {arg!r} unavailable ({exc}); offline, pass the serving "
+                             "model's tokenizer with --tokenizer hf:PATH/tokenizer.json") from exc
+    raise ValueError(f"unknown tokenizer kind {kind!r} in {spec!r}; use gguf:, hf: or tiktoken:")

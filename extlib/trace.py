@@ -1,0 +1,73 @@
+"""The data that flows through every method: Task in, Prediction (answer + full trace + usage) out."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+LANGS = ("en", "zh")
+
+
+@dataclass
+class Task:
+    id: str
+    question: str
+    knowledge: str
+    answers: list[str] = field(default_factory=list)
+    lang: str = "en"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.question, str) or not self.question.strip():
+            raise ValueError(f"task {self.id!r}: the question is empty")
+        if not isinstance(self.knowledge, str) or not self.knowledge.strip():
+            raise ValueError(f"task {self.id!r}: the knowledge text is empty")
+        if self.lang not in LANGS:
+            raise ValueError(f"task {self.id!r}: lang must be one of {LANGS}, got {self.lang!r}")
+
+
+@dataclass
+class CallRecord:
+    """One agent call, as written to traces."""
+
+    role: str  # seek | rate | reason | answer
+    round: int
+    chunk: int | None  # the seeking agent's chunk index; None for the reasoning agent
+    step: int | None  # KAR step: number of messages given to the reasoning agent
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    start: float
+    end: float
+    output: str
+    score: float | None = None
+    cache_hit: bool = False
+    attempts: int = 1
+    error: str | None = None
+
+
+@dataclass
+class Prediction:
+    task_id: str
+    answer: str
+    rounds: int
+    calls: list[CallRecord]
+    error: str | None = None  # set when the question failed; the row is still kept
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        served = [c for c in self.calls if not c.cache_hit and c.error is None]
+        wall = (max(c.end for c in self.calls) - min(c.start for c in self.calls)) if self.calls else 0.0
+        return {
+            "calls": len(self.calls),
+            "prompt_tokens": sum(c.prompt_tokens for c in self.calls),
+            "completion_tokens": sum(c.completion_tokens for c in self.calls),
+            "cached_tokens": sum(c.cached_tokens for c in self.calls),
+            "cache_hits": sum(c.cache_hit for c in self.calls),
+            "failed_calls": sum(c.error is not None for c in self.calls),
+            "llm_seconds": round(sum(c.end - c.start for c in served), 3),
+            "wall_seconds": round(wall, 3),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "answer": self.answer, "rounds": self.rounds, "error": self.error,
+                "usage": self.usage, "calls": [asdict(c) for c in self.calls]}

@@ -1,0 +1,228 @@
+import re
+
+import openai
+import pytest
+
+from extlib import ExtAgents, PromptTooLong, Task
+from extlib.methods import kar_schedule, top_k_within
+from extlib.methods.base import CHAT_OVERHEAD_TOKENS
+from extlib.testing import scripted_client
+
+FILLER = "The sea was grey and the gulls were loud over the harbour. "
+HOP1 = "The lighthouse keeper Ezra Holloway was born in the village of Marrowby. "
+HOP2 = "The village of Marrowby lies in the county of Westmarch. "
+QUESTION = "In which county was the lighthouse keeper Ezra Holloway born?"
+
+
+def document(chunk_bytes: int = 400, chunks: int = 6) -> str:
+    """Hop 1 in chunk 1, hop 2 in chunk 4: the second hop is only findable once Marrowby is known."""
+    parts = []
+    for i in range(chunks):
+        body = (FILLER * (chunk_bytes // len(FILLER) + 1))
+        fact = HOP1 if i == 1 else HOP2 if i == 4 else ""
+        parts.append((fact + body)[:chunk_bytes])
+    return "".join(parts)
+
+
+def two_hop_reader(prompt: str) -> str:
+    """A scripted model: extracts a fact only if it is related to the question or to shared findings."""
+    if "How useful" in prompt:
+        return "Score: 90" if "Marrowby" in prompt else "Score: 10"
+    if prompt.startswith("Facts found"):
+        facts = prompt.split("Question:")[0]
+        if "Westmarch" in facts and "Ezra" in facts:
+            return "Ezra was born in Marrowby, which lies in Westmarch.\nAnswer: Westmarch"
+        return "The facts do not say.\nAnswer: NO ANSWER"
+    text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0]
+    shared = prompt.split("Other readers already found:\n", 1)[1].split("\n\n")[0] if "Other readers" in prompt else ""
+    if "Ezra Holloway" in text:
+        return HOP1.strip()
+    if "Marrowby lies" in text and "Marrowby" in shared:
+        return HOP2.strip()
+    return "NO INFORMATION"
+
+
+def run(responder=two_hop_reader, delay_s=0.0, **knobs):
+    llm = scripted_client(responder, delay_s=delay_s)
+    knobs = {"chunk_tokens": 400, "context_window": 2000, "rating": "llm", **knobs}
+    task = Task("t1", QUESTION, document(), ["Westmarch"])
+    return ExtAgents(**knobs).run(task, llm), llm._client
+
+
+def test_kar_schedule_doubles_then_takes_all():
+    assert kar_schedule(1) == [1]
+    assert kar_schedule(4) == [1, 2, 4]
+    assert kar_schedule(5) == [1, 2, 4, 5]
+    assert kar_schedule(0) == [0]
+
+
+def test_top_k_within_stops_at_the_first_message_that_does_not_fit():
+    assert top_k_within(["a", "b", "c", "d"], [3, 3, 5, 1], 8) == ["a", "b"]
+    assert top_k_within(["a"], [9], 8) == []
+
+
+def test_gks_finds_the_second_hop_in_round_two():
+    prediction, backend = run()
+    assert prediction.answer == "Westmarch"
+    assert prediction.rounds == 2
+    seeks = [c for c in prediction.calls if c.role == "seek"]
+    assert [c.round for c in seeks] == [1] * 6 + [2] * 6
+    assert sorted(c.chunk for c in seeks if c.round == 1) == list(range(6))
+    round2_chunk4 = next(c for c in seeks if c.round == 2 and c.chunk == 4)
+    assert round2_chunk4.output == HOP2.strip()
+    rates = [c for c in prediction.calls if c.role == "rate"]
+    assert [(c.round, c.chunk, c.score) for c in rates] == [(1, 1, 90.0), (2, 1, 90.0), (2, 4, 90.0)]
+    reasons = [c for c in prediction.calls if c.role == "reason"]
+    assert [(c.round, c.step) for c in reasons] == [(1, 1), (2, 1), (2, 2)]
+    assert reasons[-1].output.endswith("Westmarch")
+    assert all(c.end >= c.start and c.error is None for c in prediction.calls)
+
+
+def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answer():
+    prediction, backend = run(gks=False, rounds=3)
+    assert prediction.answer == ""
+    assert prediction.rounds == 3
+    final = [p for p in backend.prompts if p.startswith("Facts found")][-1]
+    assert "best answer" in final and "NO ANSWER" not in final
+
+
+def test_kar_reads_top_1_then_2_then_4_until_an_answer():
+    def reader(prompt):
+        if prompt.startswith("Facts found"):
+            n = prompt.count("\n- fact")
+            return "Answer: seven" if n >= 3 else "Answer: NO ANSWER"
+        if "How useful" in prompt:
+            digit = re.search(r"fact (\d)", prompt).group(1)
+            return f"Score: {digit}0"
+        chunk = prompt.split("Text:\n", 1)[1][:400]
+        return f"fact {chunk[0]}" if chunk[0].isdigit() else "NO INFORMATION"
+    llm = scripted_client(reader)
+    text = "".join(str(i) * 400 for i in range(1, 6))
+    prediction = ExtAgents(chunk_tokens=400, context_window=2000).run(Task("k", "q?", text), llm)
+    steps = [c.step for c in prediction.calls if c.role == "reason"]
+    assert steps == [1, 2, 4]
+    assert prediction.answer == "seven" and prediction.rounds == 1
+    best_first = [p for p in llm._client.prompts if p.startswith("Facts found")][0]
+    assert "fact 5" in best_first  # ranked by the 0-100 score, highest first
+
+
+def test_no_kar_reads_everything_at_once():
+    prediction, _ = run(kar=False)
+    assert [c.step for c in prediction.calls if c.role == "reason"] == [1, 2]
+
+
+def test_shared_messages_always_fit_the_context_window():
+    def chatty(prompt):
+        if "How useful" in prompt:
+            return "Score: 50"
+        if prompt.startswith("Facts found"):
+            return "Answer: NO ANSWER"
+        return "A long finding. " * 20
+    window = 2600
+    prediction, backend = run(chatty, rounds=3, context_window=window, chunk_tokens=400)
+    seek_prompts = [p for p in backend.prompts if p.startswith("Text:")]
+    assert len(seek_prompts) == 18
+    assert all(len(p.encode()) + 256 + CHAT_OVERHEAD_TOKENS <= window for p in seek_prompts)
+    round3 = seek_prompts[-1]
+    assert 0 < round3.count("A long finding.") < 6 * 20 * 2  # some, not all, of the messages
+    reason_prompts = [p for p in backend.prompts if p.startswith("Facts found")]
+    assert all(len(p.encode()) + 128 + CHAT_OVERHEAD_TOKENS <= window for p in reason_prompts)
+
+
+def test_bm25_and_order_ratings_need_no_rating_calls():
+    for rating in ("bm25", "order"):
+        prediction, _ = run(rating=rating)
+        assert prediction.answer == "Westmarch"
+        assert not [c for c in prediction.calls if c.role == "rate"]
+
+
+def test_exclusion_stops_reading_chunks_that_had_nothing():
+    prediction, _ = run(exclusion=True, rounds=2)
+    round2 = sorted(c.chunk for c in prediction.calls if c.role == "seek" and c.round == 2)
+    assert round2 == [1]  # only the agent that found something reads again, so hop 2 is missed
+    assert prediction.answer == ""
+
+
+def test_paper_mode_runs_a_round_concurrently_and_reference_code_mode_one_at_a_time():
+    _, backend = run(delay_s=0.01)
+    assert backend.max_in_flight >= 4
+    prediction, backend = run(delay_s=0.01, mode="reference-code")
+    assert backend.max_in_flight == 1
+    assert prediction.answer == "Westmarch"
+    # KAR only in round 1; in round 2 a single call reads every message
+    assert [(c.round, c.step) for c in prediction.calls if c.role == "reason"] == [(1, 1), (2, 2)]
+
+
+def test_reference_code_mode_broadcasts_messages_in_chunk_order():
+    def reader(prompt):
+        if "How useful" in prompt:
+            return "Score: 10" if "first" in prompt else "Score: 90"
+        if prompt.startswith("Facts found"):
+            return "Answer: NO ANSWER"
+        return "first finding" if prompt.split("Text:\n", 1)[1].startswith("a") else "second finding"
+    llm = scripted_client(reader)
+    text = "a" * 400 + "b" * 400
+    ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, mode="reference-code").run(Task("r", "q?", text), llm)
+    round2 = [p for p in llm._client.prompts if "Other readers" in p][0]
+    assert round2.index("first finding") < round2.index("second finding")
+    llm = scripted_client(reader)
+    ExtAgents(chunk_tokens=400, context_window=2000, rounds=2).run(Task("r", "q?", text), llm)
+    round2 = [p for p in llm._client.prompts if "Other readers" in p][0]
+    assert round2.index("second finding") < round2.index("first finding")  # by score
+
+
+def test_a_failed_seeking_call_is_recorded_and_the_question_still_answers():
+    failed = []
+
+    def flaky(prompt):
+        if prompt.startswith("Text:") and "count" in prompt.split("Text:\n", 1)[1][:60] and not failed:
+            failed.append(1)
+            raise openai.APIConnectionError(request=None)
+        return two_hop_reader(prompt)
+    llm = scripted_client(flaky, max_retries=0)
+    text = document()
+    prediction = ExtAgents(chunk_tokens=400, context_window=2000).run(Task("t", QUESTION, text), llm)
+    errors = [c for c in prediction.calls if c.error]
+    assert len(errors) == 1 and "retries-exhausted" in errors[0].error
+    assert prediction.error is None
+
+
+def test_when_every_call_fails_the_prediction_says_why():
+    def down(prompt):
+        raise openai.APIConnectionError(request=None)
+    llm = scripted_client(down, max_retries=1)
+    prediction = ExtAgents(chunk_tokens=400, context_window=2000).run(Task("t", QUESTION, document()), llm)
+    assert prediction.answer == "" and "seeking calls failed" in prediction.error
+    assert all("retries-exhausted" in c.error and "2 attempts" in c.error for c in prediction.calls)
+
+
+def test_a_prompt_that_cannot_fit_is_rejected_before_any_call():
+    llm = scripted_client(two_hop_reader)
+    with pytest.raises(PromptTooLong, match="lower --chunk-tokens"):
+        ExtAgents(chunk_tokens=1900, context_window=2000).run(Task("t", QUESTION, document(1900, 2)), llm)
+    assert llm._client.prompts == []
+
+
+@pytest.mark.parametrize("knobs, message", [
+    ({"chunk_tokens": 8192, "context_window": 8192}, "must be below"),
+    ({"rounds": 0}, "rounds must be a positive"),
+    ({"rating": "vibes"}, "rating must be one of"),
+    ({"mode": "fast"}, "mode must be one of"),
+    ({"input_tokens": -5}, "input_tokens must be a positive"),
+    ({"prompt_set": "huge"}, "unknown prompt set"),
+])
+def test_invalid_knobs_are_rejected_with_a_clear_message(knobs, message):
+    with pytest.raises(ValueError, match=message):
+        ExtAgents(**knobs)
+
+
+def test_unknown_knob_is_a_type_error():
+    with pytest.raises(TypeError, match="unknown ExtAgents option"):
+        ExtAgents(chunk_size=10)
+
+
+def test_empty_question_or_knowledge_is_rejected():
+    with pytest.raises(ValueError, match="question is empty"):
+        Task("t", "  ", "text")
+    with pytest.raises(ValueError, match="knowledge text is empty"):
+        Task("t", "q?", "")

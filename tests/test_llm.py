@@ -1,0 +1,116 @@
+import asyncio
+import json
+
+import httpx
+import openai
+import pytest
+
+from extlib import LLMError, ResponseCache
+from extlib.testing import scripted_client
+
+
+def _status_error(cls, code):
+    request = httpx.Request("POST", "http://x/v1/chat/completions")
+    return cls("boom", response=httpx.Response(code, request=request), body=None)
+
+
+def test_retries_connection_errors_then_succeeds():
+    calls = []
+
+    def flaky(prompt):
+        calls.append(prompt)
+        if len(calls) < 3:
+            raise openai.APIConnectionError(request=None)
+        return "ok"
+    llm = scripted_client(flaky, max_retries=4)
+    done = asyncio.run(llm.complete("hi"))
+    assert done.text == "ok" and done.attempts == 3 and len(calls) == 3
+
+
+@pytest.mark.parametrize("error", [
+    lambda: openai.APIConnectionError(request=None),
+    lambda: _status_error(openai.RateLimitError, 429),
+    lambda: _status_error(openai.InternalServerError, 503),
+])
+def test_retries_are_bounded_then_a_typed_error(error):
+    calls = []
+
+    def down(prompt):
+        calls.append(prompt)
+        raise error()
+    llm = scripted_client(down, max_retries=2)
+    with pytest.raises(LLMError) as info:
+        asyncio.run(llm.complete("hi"))
+    assert info.value.kind == "retries-exhausted" and len(calls) == 3
+
+
+@pytest.mark.parametrize("cls, code, kind", [
+    (openai.NotFoundError, 404, "not-found"), (openai.BadRequestError, 400, "bad-request"),
+    (openai.AuthenticationError, 401, "auth"),
+])
+def test_client_errors_are_not_retried(cls, code, kind):
+    calls = []
+
+    def reject(prompt):
+        calls.append(prompt)
+        raise _status_error(cls, code)
+    llm = scripted_client(reject, max_retries=5)
+    with pytest.raises(LLMError) as info:
+        asyncio.run(llm.complete("hi"))
+    assert info.value.kind == kind and len(calls) == 1
+
+
+def test_concurrency_is_bounded():
+    llm = scripted_client(lambda p: "x", delay_s=0.01, concurrency=3)
+
+    async def many():
+        return await asyncio.gather(*[llm.complete(f"q{i}") for i in range(20)])
+    assert len(asyncio.run(many())) == 20
+    assert llm._client.max_in_flight == 3
+
+
+def test_cache_answers_repeated_calls_and_keys_on_sampling_parameters(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    llm = scripted_client(lambda p: p.upper(), cache=cache)
+    first = asyncio.run(llm.complete("hello", max_tokens=10))
+    again = asyncio.run(llm.complete("hello", max_tokens=10))
+    other = asyncio.run(llm.complete("hello", max_tokens=11))
+    assert (first.cache_hit, again.cache_hit, other.cache_hit) == (False, True, False)
+    assert again.text == "HELLO" and again.prompt_tokens == first.prompt_tokens
+    assert len(llm._client.prompts) == 2
+    # a new client (a new process, a restarted server) with the same model identity hits the same cache
+    fresh = scripted_client(lambda p: "different", cache=ResponseCache(tmp_path / "c.sqlite"))
+    assert asyncio.run(fresh.complete("hello", max_tokens=10)).text == "HELLO"
+    assert asyncio.run(scripted_client(lambda p: "nc").complete("hello", max_tokens=10)).text == "nc"
+
+
+def test_failed_calls_are_not_cached(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    state = {"down": True}
+
+    def sometimes(prompt):
+        if state["down"]:
+            raise openai.APIConnectionError(request=None)
+        return "up"
+    llm = scripted_client(sometimes, cache=cache, max_retries=0)
+    with pytest.raises(LLMError):
+        asyncio.run(llm.complete("q"))
+    state["down"] = False
+    assert asyncio.run(llm.complete("q")).text == "up" and len(cache) == 1
+
+
+def test_api_key_is_never_shown(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    llm = scripted_client(lambda p: "ok", cache=cache, api_key=None)
+    asyncio.run(llm.complete("q"))
+    assert "sk-secret" not in repr(llm)
+    rows = cache._connect().execute("SELECT key, value FROM responses").fetchall()
+    assert "sk-secret" not in json.dumps(rows)
+
+
+def test_invalid_client_settings_are_rejected():
+    with pytest.raises(ValueError, match="concurrency"):
+        scripted_client(lambda p: "", concurrency=0)
+    with pytest.raises(ValueError, match="max_retries"):
+        scripted_client(lambda p: "", max_retries=-1)

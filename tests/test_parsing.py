@@ -1,0 +1,36 @@
+import pytest
+
+from extlib.agents import is_no_information, parse_answer, parse_score
+
+
+@pytest.mark.parametrize("text, score", [
+    ("Score: 85", 85.0), ("score:72", 72.0), ("**Score:** 40", 40.0), ("Score: (90)", 90.0),
+    ("I would rate it 65 out of 100.", 65.0), ("Score: 150", 100.0), ("Score: 12.5", 12.5),
+    ("分数 Score：30", 30.0), ("no idea", None), ("", None),
+])
+def test_parse_score(text, score):
+    assert parse_score(text) == score
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("Ezra was born in Marrowby, which is in Westmarch.\nAnswer: Westmarch", "Westmarch"),
+    ("Answer: NO ANSWER", None), ("NO ANSWER", None), ("\"NO ANSWER\"", None),
+    ("The facts do not say.\nAnswer: `NO ANSWER`", None),
+    ("Paris", "Paris"), ("Paris.\n", "Paris"), ("  \nLondon\nmore text", "London"),
+    ("answer: <Westmarch>", "Westmarch"), ("**Answer:** Lord Byron.", "Lord Byron"),
+    ("Answer: first\nAnswer: second", "second"), ("Final answer: 1912", "1912"),
+    ("Answer：北京", "北京"), ("", None),
+])
+def test_parse_answer(text, answer):
+    assert parse_answer(text) == answer
+
+
+@pytest.mark.parametrize("text, empty", [
+    ("NO INFORMATION", True), ("NO INFORMATION.", True), ("\"NO INFORMATION\"", True), ("", True),
+    ("No information.", True), ("无相关信息", True),
+    ("Ezra Holloway was born in Marrowby.", False),
+    ("NO INFORMATION about the birth, but the text says Ezra lived in Marrowby for twenty years with "
+     "his sister and kept the lighthouse.", False),
+])
+def test_is_no_information(text, empty):
+    assert is_no_information(text) is empty
