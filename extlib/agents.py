@@ -13,13 +13,21 @@ from .trace import CallRecord
 _ANSWER_LINE = re.compile(r"^[\s>*#`]*(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 _SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
-_NO_INFO = ("NO INFORMATION", "NO NEW INFORMATION", "无相关信息", "没有相关信息", "没有新信息")
+_NO_INFO = re.compile(r"^(?:no (?:new )?information\b|none$)|^(?:无相关信息|没有相关信息|没有新信息)", re.IGNORECASE)
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
 
 def is_no_information(message: str) -> bool:
     """Chunk exclusion signal: the agent found nothing (a short reply that starts with the marker)."""
-    text = message.strip().strip("\"'`*.[]").strip().upper()
-    return not text or (len(text) < 80 and any(text.startswith(marker) for marker in _NO_INFO))
+    text = message.strip().strip("\"'`*.[]").strip()
+    return not text or (len(text) < 80 and bool(_NO_INFO.match(text)))
+
+
+def is_repeat(message: str, shared: list[str]) -> bool:
+    """A small model asked for new facts often copies the shared ones back; such a reply adds nothing."""
+    def norm(text: str) -> str:
+        return _NON_WORD.sub(" ", text.lower()).strip()
+    return bool(shared) and norm(message) in norm(" ".join(shared))
 
 
 def parse_score(text: str) -> float | None:

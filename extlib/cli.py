@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -123,7 +124,7 @@ def _methods(args: argparse.Namespace) -> list:
                 chunk_tokens=args.chunk_tokens, context_window=args.context_window, input_tokens=args.input_tokens,
                 truncate=args.truncate, paragraphs=args.paragraphs, overlap=args.overlap, rounds=args.rounds,
                 gks=not args.no_gks, kar=not args.no_kar, rating=args.rating, exclusion=args.exclusion,
-                mode=args.mode, prompt_set=args.prompts, variant=args.variant)))
+                mode=args.mode, prompt_set=args.prompts, variant=args.variant, progress=True)))
         elif name == "direct":
             methods.append(DirectInput(DirectConfig(context_window=args.context_window,
                                                     input_tokens=args.input_tokens, truncate=args.truncate)))
@@ -211,6 +212,8 @@ def _default_remote_tokenizer(args: argparse.Namespace) -> GGUFTokenizer:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so a server we started is stopped on the way out
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         if args.verb == "ask":
             return ask(args)

@@ -70,13 +70,14 @@ PAPER = {
 }
 
 _SMALL_EN = PromptSet(
-    seek_first=("Text:\n{chunk}\n\nRead the text and write down everything it says that is related to this "
-                "question: {question}\nWrite full sentences with names. If the text says nothing related, "
-                "write NO INFORMATION."),
-    seek_next=("Text:\n{chunk}\n\nOther readers already found:\n{messages}\n\nRead the text and write down "
-               "everything it says that is related to this question: {question}\nThe other readers' facts "
-               "may point to what to look for. Write only new facts from the text, in full sentences with "
-               "names. If the text says nothing new and related, write NO INFORMATION."),
+    # "NO INFORMATION" in caps pulled the 1.5B model into replying exactly that even for chunks holding the
+    # first hop; "NONE" did not. Round 2+ asks to continue the findings, which made the agent holding the
+    # second hop link it ("... Marrowby, which lies in the county of Westmarch").
+    seek_first=("Text:\n{chunk}\n\nQuestion: {question}\nWrite down the facts from the text that are related to "
+                "the question, in full sentences with names. If there are none, write NONE."),
+    seek_next=("Question: {question}\nFacts found so far:\n{messages}\n\nText:\n{chunk}\n\nWrite down the facts from "
+               "the text that continue or complete the facts found so far, in full sentences with names. Do not "
+               "copy the facts found so far. If the text has nothing new, write NONE."),
     rate=("Information:\n{message}\n\nQuestion: {question}\nHow useful is this information for answering the "
           "question? Reply with a score from 0 to 100 in the format Score: <number>."),
     reason=("Facts found in a long text:\n{messages}\n\nQuestion: {question}\nUsing only these facts, reason "
@@ -88,11 +89,10 @@ _SMALL_EN = PromptSet(
 )
 
 _SMALL_ZH = PromptSet(
-    seek_first=("文本：\n{chunk}\n\n阅读上面的文本，写下其中与这个问题有关的全部内容：{question}\n"
-                "请用带有名字的完整句子。如果文本中没有相关内容，写 NO INFORMATION。"),
-    seek_next=("文本：\n{chunk}\n\n其他读者已经找到：\n{messages}\n\n阅读上面的文本，写下其中与这个问题有关的内容："
-               "{question}\n其他读者的发现可以提示你要找什么。只写文本中的新内容，用带有名字的完整句子。"
-               "如果没有新的相关内容，写 NO INFORMATION。"),
+    seek_first=("文本：\n{chunk}\n\n问题：{question}\n写下文本中与这个问题有关的事实，用带有名字的完整句子。"
+                "如果没有，写 NONE。"),
+    seek_next=("问题：{question}\n目前找到的事实：\n{messages}\n\n文本：\n{chunk}\n\n写下文本中能延续或补全目前找到的事实的"
+               "新事实，用带有名字的完整句子。不要照抄目前找到的事实。如果文本中没有新内容，写 NONE。"),
     rate=("信息：\n{message}\n\n问题：{question}\n"
           "这条信息对回答这个问题有多大用处？给出0到100的分数，格式：Score: <分数>"),
     reason=("从一篇长文中找到的信息：\n{messages}\n\n问题：{question}\n只根据这些信息，用一两句话推理，"

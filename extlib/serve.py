@@ -6,6 +6,7 @@ started for the same model and window (e.g. `extagents serve`) is reused and lef
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -105,6 +106,7 @@ class LocalServer:
                 [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config_path)],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
+        atexit.register(self.stop)  # also when a notebook kernel or script exits without `with`
         self._wait_healthy(log_path)
         self._record.write_text(json.dumps({"pid": self.process.pid, "port": self.port}))
         return self

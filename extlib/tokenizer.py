@@ -6,8 +6,25 @@ returns bytes so chunk boundaries that split a multi-byte character can be stitc
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 class Tokenizer(Protocol):
@@ -25,7 +42,8 @@ class GGUFTokenizer:
         from llama_cpp import Llama
 
         self.name = f"gguf:{Path(path).name}"
-        self._llama = Llama(model_path=str(path), vocab_only=True, verbose=False)
+        with _quiet_stderr():  # llama.cpp warns about a context it never creates for a vocab-only load
+            self._llama = Llama(model_path=str(path), vocab_only=True, verbose=False)
 
     def encode(self, text: str) -> list[int]:
         return self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)

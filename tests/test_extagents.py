@@ -34,7 +34,7 @@ def two_hop_reader(prompt: str) -> str:
             return "Ezra was born in Marrowby, which lies in Westmarch.\nAnswer: Westmarch"
         return "The facts do not say.\nAnswer: NO ANSWER"
     text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0]
-    shared = prompt.split("Other readers already found:\n", 1)[1].split("\n\n")[0] if "Other readers" in prompt else ""
+    shared = prompt.split("Facts found so far:\n", 1)[1].split("\n\n")[0] if "so far" in prompt else ""
     if "Ezra Holloway" in text:
         return HOP1.strip()
     if "Marrowby lies" in text and "Marrowby" in shared:
@@ -71,7 +71,7 @@ def test_gks_finds_the_second_hop_in_round_two():
     round2_chunk4 = next(c for c in seeks if c.round == 2 and c.chunk == 4)
     assert round2_chunk4.output == HOP2.strip()
     rates = [c for c in prediction.calls if c.role == "rate"]
-    assert [(c.round, c.chunk, c.score) for c in rates] == [(1, 1, 90.0), (2, 1, 90.0), (2, 4, 90.0)]
+    assert [(c.round, c.chunk, c.score) for c in rates] == [(1, 1, 90.0), (2, 4, 90.0)]  # chunk 1 only repeated
     reasons = [c for c in prediction.calls if c.role == "reason"]
     assert [(c.round, c.step) for c in reasons] == [(1, 1), (2, 1), (2, 2)]
     assert reasons[-1].output.endswith("Westmarch")
@@ -81,7 +81,7 @@ def test_gks_finds_the_second_hop_in_round_two():
 def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answer():
     prediction, backend = run(gks=False, rounds=3)
     assert prediction.answer == ""
-    assert prediction.rounds == 3
+    assert prediction.rounds == 2  # round 2 added nothing new, so the reasoning agent had to answer
     final = [p for p in backend.prompts if p.startswith("Facts found")][-1]
     assert "best answer" in final and "NO ANSWER" not in final
 
@@ -112,15 +112,18 @@ def test_no_kar_reads_everything_at_once():
 
 
 def test_shared_messages_always_fit_the_context_window():
+    said = []
+
     def chatty(prompt):
         if "How useful" in prompt:
             return "Score: 50"
         if prompt.startswith("Facts found"):
             return "Answer: NO ANSWER"
-        return "A long finding. " * 20
+        said.append(1)
+        return f"Finding {len(said)}. " + "A long finding. " * 20
     window = 2600
     prediction, backend = run(chatty, rounds=3, context_window=window, chunk_tokens=400)
-    seek_prompts = [p for p in backend.prompts if p.startswith("Text:")]
+    seek_prompts = [p for p in backend.prompts if "Text:\n" in p]
     assert len(seek_prompts) == 18
     assert all(len(p.encode()) + 256 + CHAT_OVERHEAD_TOKENS <= window for p in seek_prompts)
     round3 = seek_prompts[-1]
@@ -163,11 +166,11 @@ def test_reference_code_mode_broadcasts_messages_in_chunk_order():
     llm = scripted_client(reader)
     text = "a" * 400 + "b" * 400
     ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, mode="reference-code").run(Task("r", "q?", text), llm)
-    round2 = [p for p in llm._client.prompts if "Other readers" in p][0]
+    round2 = [p for p in llm._client.prompts if "so far" in p][0]
     assert round2.index("first finding") < round2.index("second finding")
     llm = scripted_client(reader)
     ExtAgents(chunk_tokens=400, context_window=2000, rounds=2).run(Task("r", "q?", text), llm)
-    round2 = [p for p in llm._client.prompts if "Other readers" in p][0]
+    round2 = [p for p in llm._client.prompts if "so far" in p][0]
     assert round2.index("second finding") < round2.index("first finding")  # by score
 
 
@@ -175,7 +178,7 @@ def test_a_failed_seeking_call_is_recorded_and_the_question_still_answers():
     failed = []
 
     def flaky(prompt):
-        if prompt.startswith("Text:") and "count" in prompt.split("Text:\n", 1)[1][:60] and not failed:
+        if "Text:" in prompt and "count" in prompt.split("Text:\n", 1)[1][:60] and not failed:
             failed.append(1)
             raise openai.APIConnectionError(request=None)
         return two_hop_reader(prompt)

@@ -27,7 +27,8 @@ def test_parse_answer(text, answer):
 
 @pytest.mark.parametrize("text, empty", [
     ("NO INFORMATION", True), ("NO INFORMATION.", True), ("\"NO INFORMATION\"", True), ("", True),
-    ("No information.", True), ("无相关信息", True),
+    ("No information.", True), ("无相关信息", True), ("NONE", True), ("None.", True),
+    ("None of the sailors knew the captain's name.", False),
     ("Ezra Holloway was born in Marrowby.", False),
     ("NO INFORMATION about the birth, but the text says Ezra lived in Marrowby for twenty years with "
      "his sister and kept the lighthouse.", False),

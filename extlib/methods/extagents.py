@@ -7,6 +7,9 @@ Choices the paper leaves open, made explicit here:
   round 1 would vanish from {m_{i,T}}.
 - "NO INFORMATION" replies carry nothing to share, so they are neither rated nor broadcast; with
   `exclusion` on, such a chunk also stops being read in later rounds (the paper's chunk exclusion).
+  A reply that only copies the shared messages back is dropped the same way.
+- A round that adds nothing to the scratchpad ends synchronization early: the reasoning agent must
+  answer then, since further rounds would see the same messages.
 - Without GKS an agent sees only its own previous message (a neighbourhood of itself).
 - `mode="reference-code"` reproduces the official release: every message broadcast (cut to fit),
   KAR only in round 1, one call at a time.
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, fields
+
+from tqdm import tqdm
 
 from .. import agents
 from ..chunking import TRUNCATE_SIDES, chunk_text
@@ -47,6 +52,7 @@ class ExtAgentsConfig:
     variant: str | None = None  # en | zh | hotpotqa; default: the task's language
     seek_max_tokens: int = 256
     reason_max_tokens: int = 128
+    progress: bool = False  # a progress bar per round on stderr
 
     def __post_init__(self) -> None:
         def positive(name: str) -> None:
@@ -128,9 +134,12 @@ class ExtAgents(Method):
                 texts = [notes[j] for j in pool]
                 return top_k_within(texts, [tokens(x) + 2 for x in texts], seek_room[i])
 
-            jobs = [agents.seek(llm, prompts, task.question, chunks[i], i, shared_for(i), t, cfg.seek_max_tokens)
+            shared = {i: shared_for(i) for i in active}
+            jobs = [agents.seek(llm, prompts, task.question, chunks[i], i, shared[i], t, cfg.seek_max_tokens)
                     for i in active]
-            results = await _gather(jobs, sequential=reference)
+            with tqdm(total=len(jobs), desc=f"{task.id} round {t}: seeking agents", unit="call", leave=False,
+                      disable=not cfg.progress) as bar:
+                results = await _gather(jobs, sequential=reference, bar=bar)
             calls += [record for _, record in results]
             if all(message is None for message, _ in results):
                 return Prediction(task.id, "", t, calls, error=f"all {len(results)} seeking calls failed in "
@@ -143,11 +152,14 @@ class ExtAgents(Method):
                     if cfg.exclusion:
                         active.remove(i)
                     continue
+                if agents.is_repeat(message, shared[i]):
+                    continue
                 notes[i] = f"{notes[i]}\n{message.strip()}" if i in notes else message.strip()
                 changed.append(i)
             calls += await self._rate(llm, prompts, task.question, notes, scores, changed, t, reference)
 
-            final = t == cfg.rounds or not active
+            # Nothing new on the scratchpad: the next round would see the same messages, so answer now.
+            final = t == cfg.rounds or not active or not changed
             ranked = sorted(notes, key=lambda i: (-scores.get(i, 0.0), i))
             answer, reasoning_calls = await self._reason(reasoner, prompts, task.question,
                                                          [notes[i] for i in ranked], reason_room, t, final,
@@ -223,7 +235,13 @@ class _TokenCounter:
         return self.seen[text]
 
 
-async def _gather(jobs: list, sequential: bool) -> list:
+async def _gather(jobs: list, sequential: bool, bar: tqdm | None = None) -> list:
+    async def tick(job):
+        result = await job
+        if bar is not None:
+            bar.update(1)
+        return result
+
     if sequential:
-        return [await job for job in jobs]
-    return list(await asyncio.gather(*jobs))
+        return [await tick(job) for job in jobs]
+    return list(await asyncio.gather(*map(tick, jobs)))

@@ -1,0 +1,84 @@
+"""The real path: llama.cpp serving a bundled GGUF, driven by the CLI and the library."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from extlib import DirectInput, ExtAgents, LocalServer, ResponseCache, Task
+from extlib.models import model_path
+
+from .conftest import DATA, TEST_MODEL, TEST_WINDOW
+
+pytestmark = pytest.mark.local_model
+QUESTION = "Who is the lighthouse keeper of Pellmouth?"
+
+
+def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "extlib.cli", *args], input=stdin, capture_output=True,
+                          timeout=900)
+
+
+def test_ask_on_the_bundled_model_answers_and_writes_a_full_trace(tmp_path):
+    trace = tmp_path / "trace.json"
+    result = cli("ask", "--doc", str(DATA / "harbour.txt"), "--question", QUESTION, "--local-model", TEST_MODEL,
+                 "--context-window", str(TEST_WINDOW), "--chunk-tokens", "64", "--trace", str(trace))
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    assert "Ezra" in out and "rounds:" in out and "prompt tokens:" in out
+    prediction = json.loads(trace.read_text())["predictions"]["extagents"]
+    assert "Ezra" in prediction["answer"]
+    calls = prediction["calls"]
+    seeks = [c for c in calls if c["role"] == "seek"]
+    assert sorted(c["chunk"] for c in seeks if c["round"] == 1) == list(range(len(seeks[:4])))
+    assert any(c["role"] == "reason" for c in calls)
+    for call in calls:
+        assert call["prompt_tokens"] > 0 and call["completion_tokens"] > 0
+        assert call["end"] >= call["start"] and call["error"] is None
+        assert set(call) >= {"role", "round", "chunk", "step", "cached_tokens", "output", "score"}
+    assert all(c["score"] is not None for c in calls if c["role"] == "rate")
+
+
+def test_ask_reads_stdin_and_reports_json():
+    result = cli("ask", "--doc", "-", "--question", QUESTION, "--local-model", TEST_MODEL, "--context-window",
+                 str(TEST_WINDOW), "--chunk-tokens", "128", "--json", "--method", "extagents,direct",
+                 stdin=(DATA / "harbour.txt").read_bytes())
+    assert result.returncode == 0, result.stderr.decode()
+    report = json.loads(result.stdout)
+    assert "Ezra" in report["extagents"]["answer"] and "Ezra" in report["direct"]["answer"]
+    assert report["direct"]["usage"]["calls"] == 1
+
+
+def test_library_api_against_the_server(local_server):
+    llm = local_server.client(cache=ResponseCache(local_server._record.parent / "r.sqlite"))
+    task = Task("harbour", QUESTION, (DATA / "harbour.txt").read_text(), ["Ezra Holloway"])
+    prediction = ExtAgents(chunk_tokens=64, context_window=TEST_WINDOW, rating="bm25").run(task, llm)
+    assert "Ezra" in prediction.answer and prediction.error is None
+    assert prediction.usage["prompt_tokens"] > 0 and prediction.usage["cache_hits"] == 0
+    again = ExtAgents(chunk_tokens=64, context_window=TEST_WINDOW, rating="bm25").run(task, llm)
+    assert again.answer == prediction.answer
+    assert again.usage["cache_hits"] == again.usage["calls"]  # the persistent cache answered every call
+    direct = DirectInput(context_window=TEST_WINDOW).run(task, llm)
+    assert "Ezra" in direct.answer
+
+
+def test_a_second_server_with_the_same_settings_is_reused_not_restarted(local_server):
+    other = LocalServer(TEST_MODEL, context_window=TEST_WINDOW, progress=False).start()
+    assert other.port == local_server.port and other.process is None
+    other.stop()  # not ours: stopping leaves the running server alone
+    assert local_server.process.poll() is None
+
+
+def test_remote_endpoint_path_unknown_model_and_prompt_too_long(local_server):
+    tokenizer = f"gguf:{model_path(TEST_MODEL)}"
+    base = ["ask", "--doc", str(DATA / "harbour.txt"), "--base-url", local_server.base_url,
+            "--tokenizer", tokenizer, "--context-window", str(TEST_WINDOW)]
+    ok = cli(*base, "--question", QUESTION, "--model", TEST_MODEL, "--chunk-tokens", "128", "--rating", "order")
+    assert ok.returncode == 0 and "Ezra" in ok.stdout.decode(), ok.stderr.decode()
+    unknown = cli(*base, "--question", QUESTION, "--model", "no-such-model")
+    assert unknown.returncode == 2 and "not served" in unknown.stderr.decode()
+    long_question = "Who keeps the light? " * 600
+    too_long = cli(*base, "--question", long_question, "--model", TEST_MODEL, "--chunk-tokens", "2048")
+    assert too_long.returncode == 2 and "--context-window" in too_long.stderr.decode()
+    assert b"Traceback" not in unknown.stderr + too_long.stderr

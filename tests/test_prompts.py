@@ -1,0 +1,27 @@
+import pytest
+
+from extlib.agents import reason_prompt, seek_prompt
+from extlib.prompts import PROMPT_SETS, get_prompts
+
+
+@pytest.mark.parametrize("prompt_set, variant", [(s, v) for s in PROMPT_SETS for v in PROMPT_SETS[s]])
+def test_every_prompt_formats_with_its_fields(prompt_set, variant):
+    prompts = get_prompts(prompt_set, variant)
+    first = seek_prompt(prompts, "QUESTION?", "CHUNK TEXT", [], 1)
+    later = seek_prompt(prompts, "QUESTION?", "CHUNK TEXT", ["FACT ONE", "FACT TWO"], 3)
+    assert "CHUNK TEXT" in first and "QUESTION?" in first
+    assert "CHUNK TEXT" in later and "FACT ONE" in later and "FACT TWO" in later
+    assert ("3rd" in later or "第3轮" in later) if prompt_set == "paper" else True
+    rate = prompts.rate.format(message="FACT", question="QUESTION?")
+    assert "FACT" in rate and "Score" in rate
+    ask = reason_prompt(prompts, "QUESTION?", ["FACT ONE"], must_answer=False)
+    must = reason_prompt(prompts, "QUESTION?", ["FACT ONE"], must_answer=True)
+    assert "NO ANSWER" in ask and "NO ANSWER" not in must
+    assert "{" not in first + later + rate + ask + must
+
+
+def test_unknown_prompt_set_or_variant():
+    with pytest.raises(ValueError, match="unknown prompt set"):
+        get_prompts("tiny", "en")
+    with pytest.raises(ValueError, match="unknown prompt variant"):
+        get_prompts("paper", "fr")
