@@ -14,7 +14,11 @@ _ANSWER_LINE = re.compile(r"^[\s>*#`]*(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)$
 _SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
 _NO_INFO = re.compile(r"^(?:no (?:new )?information\b|none$)|^(?:无相关信息|没有相关信息|没有新信息)", re.IGNORECASE)
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_STOP = set("""the and was were for that this with which from who whom whose his her its their has have had are
+been not none also there they she him them then than but into onto upon about after before over under
+text states stated says said mentions mentioned according fact facts found information readers other""".split())
 
 
 def is_no_information(message: str) -> bool:
@@ -23,11 +27,27 @@ def is_no_information(message: str) -> bool:
     return not text or (len(text) < 80 and bool(_NO_INFO.match(text)))
 
 
-def is_repeat(message: str, shared: list[str]) -> bool:
-    """A small model asked for new facts often copies the shared ones back; such a reply adds nothing."""
-    def norm(text: str) -> str:
-        return _NON_WORD.sub(" ", text.lower()).strip()
-    return bool(shared) and norm(message) in norm(" ".join(shared))
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of 3+ letters minus function words; each CJK character counts as a word."""
+    words = set()
+    for word in _WORD.findall(text.lower()):
+        if _CJK.search(word):
+            words.update(ch for ch in word if _CJK.match(ch))
+        elif len(word) >= 3 and word not in _STOP:
+            words.add(word)
+    return words
+
+
+def new_words(message: str, shared: list[str]) -> set[str]:
+    """What a message adds beyond the messages its agent was shown; empty means it only copied them back."""
+    return content_words(message) - content_words(" ".join(shared))
+
+
+def grounding(words: set[str], chunk: str) -> float:
+    """Share of a message's new words that occur in the agent's own chunk. A small model asked about a
+    person its chunk never mentions tends to invent a fact ("X was born in London"); such a message has
+    words its chunk lacks, while an extracted fact is made of the chunk's own words."""
+    return len(words & content_words(chunk)) / len(words) if words else 1.0
 
 
 def parse_score(text: str) -> float | None:

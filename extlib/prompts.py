@@ -70,9 +70,10 @@ PAPER = {
 }
 
 _SMALL_EN = PromptSet(
-    # "NO INFORMATION" in caps pulled the 1.5B model into replying exactly that even for chunks holding the
-    # first hop; "NONE" did not. Round 2+ asks to continue the findings, which made the agent holding the
-    # second hop link it ("... Marrowby, which lies in the county of Westmarch").
+    # Measured on the 1.5B model: "NO INFORMATION" in capitals pulled it into replying exactly that even for
+    # the chunk holding the first hop, "NONE" did not; in round 2+ the agent holding the second hop linked it
+    # ("... Kettleby, which lies in the county of Rutland") only when the question and the facts found so far
+    # came before its text, not after it.
     seek_first=("Text:\n{chunk}\n\nQuestion: {question}\nWrite down the facts from the text that are related to "
                 "the question, in full sentences with names. If there are none, write NONE."),
     seek_next=("Question: {question}\nFacts found so far:\n{messages}\n\nText:\n{chunk}\n\nWrite down the facts from "

@@ -43,6 +43,7 @@ class CallRecord:
     cache_hit: bool = False
     attempts: int = 1
     error: str | None = None
+    dropped: str | None = None  # why a seeking reply was kept off the scratchpad
 
 
 @dataclass

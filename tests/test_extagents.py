@@ -68,6 +68,7 @@ def test_gks_finds_the_second_hop_in_round_two():
     seeks = [c for c in prediction.calls if c.role == "seek"]
     assert [c.round for c in seeks] == [1] * 6 + [2] * 6
     assert sorted(c.chunk for c in seeks if c.round == 1) == list(range(6))
+    assert next(c for c in seeks if c.round == 2 and c.chunk == 1).dropped == "repeats the shared messages"
     round2_chunk4 = next(c for c in seeks if c.round == 2 and c.chunk == 4)
     assert round2_chunk4.output == HOP2.strip()
     rates = [c for c in prediction.calls if c.role == "rate"]
@@ -89,21 +90,41 @@ def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answe
 def test_kar_reads_top_1_then_2_then_4_until_an_answer():
     def reader(prompt):
         if prompt.startswith("Facts found"):
-            n = prompt.count("\n- fact")
+            n = prompt.count("\n- clue")
             return "Answer: seven" if n >= 3 else "Answer: NO ANSWER"
         if "How useful" in prompt:
-            digit = re.search(r"fact (\d)", prompt).group(1)
+            digit = re.search(r"clue (\d)", prompt).group(1)
             return f"Score: {digit}0"
         chunk = prompt.split("Text:\n", 1)[1][:400]
-        return f"fact {chunk[0]}" if chunk[0].isdigit() else "NO INFORMATION"
+        return f"clue {chunk[0]}" if chunk[0].isdigit() else "NO INFORMATION"
     llm = scripted_client(reader)
     text = "".join(str(i) * 400 for i in range(1, 6))
-    prediction = ExtAgents(chunk_tokens=400, context_window=2000).run(Task("k", "q?", text), llm)
+    prediction = ExtAgents(chunk_tokens=400, context_window=2000, grounding=0.0).run(Task("k", "q?", text), llm)
     steps = [c.step for c in prediction.calls if c.role == "reason"]
     assert steps == [1, 2, 4]
     assert prediction.answer == "seven" and prediction.rounds == 1
     best_first = [p for p in llm._client.prompts if p.startswith("Facts found")][0]
-    assert "fact 5" in best_first  # ranked by the 0-100 score, highest first
+    assert "clue 5" in best_first  # ranked by the 0-100 score, highest first
+
+
+def inventive_reader(prompt: str) -> str:
+    """Like two_hop_reader, but chunks that never mention Ezra make up a birthplace for him."""
+    text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0] if "Text:" in prompt else ""
+    if text and "Ezra" not in text and "Marrowby" not in text:
+        return "Ezra Holloway was born in London."
+    if prompt.startswith("Facts found") and "London" in prompt:
+        return "Answer: London"
+    return two_hop_reader(prompt)
+
+
+def test_invented_facts_are_dropped_by_the_grounding_check_and_kept_in_the_trace():
+    prediction, _ = run(inventive_reader)
+    assert prediction.answer == "Westmarch"
+    dropped = [c for c in prediction.calls if c.dropped]
+    assert {c.chunk for c in dropped if c.round == 1} == {0, 2, 3, 5}
+    assert all("ungrounded" in c.dropped for c in dropped if c.round == 1)
+    unchecked, _ = run(inventive_reader, grounding=0.0)
+    assert unchecked.answer == "London"  # without the check the invented fact wins the first KAR step
 
 
 def test_no_kar_reads_everything_at_once():
@@ -120,9 +141,9 @@ def test_shared_messages_always_fit_the_context_window():
         if prompt.startswith("Facts found"):
             return "Answer: NO ANSWER"
         said.append(1)
-        return f"Finding {len(said)}. " + "A long finding. " * 20
+        return f"Finding number{len(said)}. " + "A long finding. " * 20
     window = 2600
-    prediction, backend = run(chatty, rounds=3, context_window=window, chunk_tokens=400)
+    prediction, backend = run(chatty, rounds=3, context_window=window, chunk_tokens=400, grounding=0.0)
     seek_prompts = [p for p in backend.prompts if "Text:\n" in p]
     assert len(seek_prompts) == 18
     assert all(len(p.encode()) + 256 + CHAT_OVERHEAD_TOKENS <= window for p in seek_prompts)
@@ -165,11 +186,12 @@ def test_reference_code_mode_broadcasts_messages_in_chunk_order():
         return "first finding" if prompt.split("Text:\n", 1)[1].startswith("a") else "second finding"
     llm = scripted_client(reader)
     text = "a" * 400 + "b" * 400
-    ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, mode="reference-code").run(Task("r", "q?", text), llm)
+    reference = ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, mode="reference-code", grounding=0.0)
+    reference.run(Task("r", "q?", text), llm)
     round2 = [p for p in llm._client.prompts if "so far" in p][0]
     assert round2.index("first finding") < round2.index("second finding")
     llm = scripted_client(reader)
-    ExtAgents(chunk_tokens=400, context_window=2000, rounds=2).run(Task("r", "q?", text), llm)
+    ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, grounding=0.0).run(Task("r", "q?", text), llm)
     round2 = [p for p in llm._client.prompts if "so far" in p][0]
     assert round2.index("second finding") < round2.index("first finding")  # by score
 
@@ -213,6 +235,7 @@ def test_a_prompt_that_cannot_fit_is_rejected_before_any_call():
     ({"mode": "fast"}, "mode must be one of"),
     ({"input_tokens": -5}, "input_tokens must be a positive"),
     ({"prompt_set": "huge"}, "unknown prompt set"),
+    ({"grounding": 1.5}, "grounding must be between"),
 ])
 def test_invalid_knobs_are_rejected_with_a_clear_message(knobs, message):
     with pytest.raises(ValueError, match=message):

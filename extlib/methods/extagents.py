@@ -7,7 +7,10 @@ Choices the paper leaves open, made explicit here:
   round 1 would vanish from {m_{i,T}}.
 - "NO INFORMATION" replies carry nothing to share, so they are neither rated nor broadcast; with
   `exclusion` on, such a chunk also stops being read in later rounds (the paper's chunk exclusion).
-  A reply that only copies the shared messages back is dropped the same way.
+  A reply that adds no word beyond the messages its agent was shown is dropped the same way, and so
+  is (by default with the small-model prompts) a reply whose new words mostly do not occur in its own
+  chunk: small models asked about a person their chunk never mentions invent a fact about them.
+  The trace keeps every dropped reply with the reason.
 - A round that adds nothing to the scratchpad ends synchronization early: the reasoning agent must
   answer then, since further rounds would see the same messages.
 - Without GKS an agent sees only its own previous message (a neighbourhood of itself).
@@ -52,6 +55,8 @@ class ExtAgentsConfig:
     variant: str | None = None  # en | zh | hotpotqa; default: the task's language
     seek_max_tokens: int = 256
     reason_max_tokens: int = 128
+    grounding: float | None = None  # min share of a message's new words found in its chunk; None: 0.75 for the
+    #                                 small prompt set (small models invent facts), 0 (off) for the paper's
     progress: bool = False  # a progress bar per round on stderr
 
     def __post_init__(self) -> None:
@@ -69,6 +74,8 @@ class ExtAgentsConfig:
                              f"({self.context_window}) to leave room for the question and messages")
         if self.truncate not in TRUNCATE_SIDES:
             raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
+        if self.grounding is not None and not 0.0 <= self.grounding <= 1.0:
+            raise ValueError(f"grounding must be between 0 and 1, got {self.grounding!r}")
         if self.rating not in RATINGS:
             raise ValueError(f"rating must be one of {RATINGS}, got {self.rating!r}")
         if self.mode not in MODES:
@@ -116,6 +123,7 @@ class ExtAgents(Method):
         reason_room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reason_max_tokens - tokens(
             agents.reason_prompt(prompts, task.question, [], must_answer=True))
         reference = cfg.mode == "reference-code"
+        min_grounding = cfg.grounding if cfg.grounding is not None else (0.75 if cfg.prompt_set == "small" else 0.0)
 
         notes: dict[int, str] = {}  # the shared scratchpad: agent i's message m_{i,t}
         scores: dict[int, float] = {}  # h_{i,t}
@@ -145,6 +153,7 @@ class ExtAgents(Method):
                 return Prediction(task.id, "", t, calls, error=f"all {len(results)} seeking calls failed in "
                                   f"round {t}; first error: {results[0][1].error}")
             changed = []
+            position = {i: n for n, i in enumerate(active)}
             for i, (message, _) in zip(list(active), results):
                 if message is None:
                     continue  # failed call, already in the trace; the agent keeps its previous message
@@ -152,7 +161,14 @@ class ExtAgents(Method):
                     if cfg.exclusion:
                         active.remove(i)
                     continue
-                if agents.is_repeat(message, shared[i]):
+                record = results[position[i]][1]
+                novel = agents.new_words(message, shared[i])
+                if not novel:
+                    record.dropped = "repeats the shared messages"
+                    continue
+                support = agents.grounding(novel, chunks[i])
+                if support < min_grounding:
+                    record.dropped = f"ungrounded: {support:.2f} of its new words are in the chunk"
                     continue
                 notes[i] = f"{notes[i]}\n{message.strip()}" if i in notes else message.strip()
                 changed.append(i)
