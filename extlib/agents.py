@@ -12,6 +12,7 @@ from .trace import CallRecord
 
 _ANSWER_LINE = re.compile(r"^[\s>*#`]*(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 _SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_RANGE = re.compile(r"\(?\s*0\s*[-–~到]\s*100\s*\)?")
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
 _NO_INFO = re.compile(r"^(?:no (?:new )?information\b|none$)|^(?:无相关信息|没有相关信息|没有新信息)", re.IGNORECASE)
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -51,17 +52,20 @@ def grounding(words: set[str], chunk: str) -> float:
 
 
 def parse_score(text: str) -> float | None:
-    """`Score: 85` and the usual variants -> 85.0, clamped to [0, 100]; None when there is no number."""
+    """`Score: 85` and the usual variants -> 85.0, clamped to [0, 100]; None when there is no number. The
+    paper's prompt shows the range as "(0-100)", which models echo; that is not the score."""
+    text = _RANGE.sub(" ", text)
     match = _SCORE.search(text) or _NUMBER.search(text)
     return min(100.0, max(0.0, float(match.group(1)))) if match else None
 
 
-def parse_answer(text: str) -> str | None:
-    """The answer (last `Answer:` line if any, else the first non-empty line); None means NO ANSWER."""
+def parse_answer(text: str, answer_line: bool = False) -> str | None:
+    """The answer, or None for NO ANSWER. With `answer_line` (prompts that ask for a last `Answer:` line),
+    a reply without one is a reasoning that did not conclude: no answer; otherwise the first line is."""
     lines = _ANSWER_LINE.findall(text)
     if lines:
         answer = lines[-1]
-    elif "NO ANSWER" in text.upper():
+    elif answer_line or "NO ANSWER" in text.upper():
         return None
     else:
         answer = next((line for line in text.splitlines() if line.strip()), "")
@@ -130,7 +134,15 @@ def reason_prompt(prompts: PromptSet, question: str, messages: list[str], must_a
 
 async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: list[str], must_answer: bool,
                  round_: int, max_tokens: int) -> tuple[str | None, CallRecord]:
-    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER."""
+    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER. A forced answer
+    without an `Answer:` line falls back to the reply's last line (the conclusion of its reasoning)."""
+    template = prompts.reason_final if must_answer else prompts.reason
     text, record = await _call(llm, reason_prompt(prompts, question, messages, must_answer), max_tokens,
                                "reason", round_, None, len(messages))
-    return (parse_answer(text) if text is not None else None), record
+    if text is None:
+        return None, record
+    asks_for_line = "Answer:" in template
+    answer = parse_answer(text, answer_line=asks_for_line and not must_answer)
+    if answer is None and must_answer and asks_for_line:
+        answer = parse_answer(next((ln for ln in reversed(text.splitlines()) if ln.strip()), ""))
+    return answer, record

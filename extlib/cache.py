@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ class ResponseCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._warned = False
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -39,12 +41,26 @@ class ResponseCache:
         return db
 
     def get(self, key: str) -> dict | None:
-        row = self._connect().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        """A broken or locked cache is a miss, never a failed question."""
+        try:
+            row = self._connect().execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+            return json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError) as exc:
+            self._warn(exc)
+            return None
 
     def put(self, key: str, value: dict) -> None:
-        self._connect().execute("INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)",
-                                (key, json.dumps(value, ensure_ascii=False)))
+        try:
+            self._connect().execute("INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)",
+                                    (key, json.dumps(value, ensure_ascii=False)))
+        except sqlite3.Error as exc:
+            self._warn(exc)
+
+    def _warn(self, exc: Exception) -> None:
+        if not self._warned:
+            self._warned = True
+            print(f"extagents: warning: response cache {self.path} unusable ({exc}); continuing without it",
+                  file=sys.stderr)
 
     def __len__(self) -> int:
         return self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()[0]

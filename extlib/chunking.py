@@ -29,19 +29,30 @@ def encode_long(tokenizer: Tokenizer, text: str) -> array:
     return ids
 
 
-def truncate_ids(ids: array, max_tokens: int, side: str = "middle") -> array:
+def truncate_ids(ids: array, max_tokens: int, side: str = "middle", tokenizer: Tokenizer | None = None) -> array:
     """`front` keeps the first max_tokens (retrieval order: best first); `middle` keeps the first and
-    last halves and cuts the middle (InfiniteBench's convention for books)."""
+    last halves and cuts the middle (InfiniteBench's convention for books). Given the tokenizer, cuts move
+    (by at most 3 tokens, keeping fewer) off the inside of a character split across tokens."""
     if side not in TRUNCATE_SIDES:
         raise ValueError(f"truncate side must be one of {TRUNCATE_SIDES}, got {side!r}")
     if max_tokens <= 0:
         raise ValueError(f"input length must be positive, got {max_tokens}")
     if len(ids) <= max_tokens:
         return ids
+
+    def starts_char(pos: int) -> bool:
+        data = tokenizer.decode_bytes([ids[pos]]) if tokenizer and 0 < pos < len(ids) else b""
+        return not data or (data[0] & 0xC0) != 0x80
+
+    head = max_tokens if side == "front" else max_tokens // 2
+    for _ in range(3):
+        head -= 0 if starts_char(head) else 1
     if side == "front":
-        return ids[:max_tokens]
-    head = max_tokens // 2
-    return ids[:head] + ids[len(ids) - (max_tokens - head):]
+        return ids[:head]
+    tail = len(ids) - (max_tokens - max_tokens // 2)
+    for _ in range(3):
+        tail += 0 if starts_char(tail) else 1
+    return ids[:head] + ids[tail:]
 
 
 def _utf8_length(lead: int) -> int:
@@ -112,7 +123,7 @@ def chunk_text(text: str, tokenizer: Tokenizer, chunk_tokens: int, input_tokens:
     """Truncate `text` to input_tokens (if given), then split it into chunks of at most chunk_tokens."""
     ids = encode_long(tokenizer, text)
     if input_tokens is not None:
-        ids = truncate_ids(ids, input_tokens, truncate)
+        ids = truncate_ids(ids, input_tokens, truncate, tokenizer)
     if paragraphs:
         if overlap:
             raise ValueError("overlap applies to fixed-size chunks only; drop --overlap or --paragraphs")
@@ -121,5 +132,5 @@ def chunk_text(text: str, tokenizer: Tokenizer, chunk_tokens: int, input_tokens:
 
 
 def truncate_text(text: str, tokenizer: Tokenizer, max_tokens: int, side: str = "middle") -> str:
-    ids = truncate_ids(encode_long(tokenizer, text), max_tokens, side)
+    ids = truncate_ids(encode_long(tokenizer, text), max_tokens, side, tokenizer)
     return decode_span(tokenizer, ids, 0, len(ids))

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import json
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -96,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     knobs.add_argument("--concurrency", type=_positive, default=4, help="LLM calls in flight at once")
     engine = ask.add_argument_group("engine")
     engine.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: the bundled local model)")
-    engine.add_argument("--model", help="model name at --base-url (default: the bundled model)")
+    engine.add_argument("--model", help="model name at --base-url or the OpenAI API; a bundled model's name "
+                        "(e.g. qwen2.5-0.5b) without --base-url serves that bundled model")
     engine.add_argument("--reasoning-base-url", help="endpoint of the reasoning agent (default: --base-url)")
     engine.add_argument("--reasoning-model", help="model of the reasoning agent (default: --model)")
     engine.add_argument("--local-model", choices=list(MODELS), default=DEFAULT_MODEL,
@@ -140,7 +142,7 @@ async def _check_endpoint(llm: LLMClient) -> None:
     import openai
 
     try:
-        served = [m.id async for m in llm._client.models.list()]
+        served = await llm.list_models()
     except openai.APIConnectionError as exc:
         raise UserError(f"cannot reach {llm.base_url or 'the OpenAI API'}: {exc}; is the server running?") from exc
     except openai.AuthenticationError as exc:
@@ -181,7 +183,8 @@ def ask(args: argparse.Namespace) -> int:
             llm = _remote_client(args.base_url, args.model, args, None, cache)
             llm.tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else _default_remote_tokenizer(args)
         else:
-            server = stack.enter_context(LocalServer(args.local_model, context_window=args.context_window))
+            local = args.model if args.model in MODELS else args.local_model
+            server = stack.enter_context(LocalServer(local, context_window=args.context_window))
             llm = server.client(concurrency=args.concurrency, temperature=args.temperature, cache=cache)
             if args.tokenizer:
                 llm.tokenizer = load_tokenizer(args.tokenizer)
@@ -222,10 +225,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: {ensure_model(name)}")
             return 0
         if args.verb == "serve":
-            with LocalServer(args.model, context_window=args.context_window) as server:
+            with LocalServer(args.model, context_window=args.context_window, persistent=True) as server:
                 server.serve_forever()
             return 0
-    except (UserError, ValueError, LLMError, RuntimeError, OSError) as exc:
+    except (UserError, ValueError, LLMError, RuntimeError, OSError, sqlite3.Error) as exc:
         print(f"extagents: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

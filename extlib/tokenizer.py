@@ -7,6 +7,7 @@ returns bytes so chunk boundaries that split a multi-byte character can be stitc
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -60,12 +61,34 @@ class HFTokenizer:
 
         self.name = f"hf:{path}"
         self._tok = _Tokenizer.from_file(str(path))
+        decoder = json.dumps(json.loads(Path(path).read_text(encoding="utf-8")).get("decoder"))
+        # Byte-level BPE (GPT-2, Qwen, Llama 3) spells bytes as printable characters; mapping them back gives
+        # exact bytes even for a token that holds part of a character, which str decoding would garble.
+        self._bytes = {c: b for b, c in _byte_alphabet().items()} if "ByteLevel" in decoder else None
 
     def encode(self, text: str) -> list[int]:
         return self._tok.encode(text, add_special_tokens=False).ids
 
     def decode_bytes(self, ids: list[int]) -> bytes:
-        return self._tok.decode(list(ids), skip_special_tokens=False).encode("utf-8")
+        if self._bytes is None:
+            return self._tok.decode(list(ids), skip_special_tokens=False).encode("utf-8")
+        out = bytearray()
+        for token in (self._tok.id_to_token(i) or "" for i in ids):
+            if all(c in self._bytes for c in token):
+                out.extend(self._bytes[c] for c in token)
+            else:  # a special token such as <|im_end|>
+                out.extend(token.encode("utf-8"))
+        return bytes(out)
+
+
+def _byte_alphabet() -> dict[int, str]:
+    """GPT-2's reversible map from the 256 byte values to printable characters."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    mapping = {b: chr(b) for b in printable}
+    for b in range(256):
+        if b not in mapping:
+            mapping[b] = chr(256 + len(mapping) - len(printable))
+    return mapping
 
 
 class TiktokenTokenizer:

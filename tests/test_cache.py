@@ -1,6 +1,7 @@
 import multiprocessing as mp
 import os
 import sqlite3
+import time
 
 from extlib import ResponseCache
 from extlib.cache import cache_key
@@ -35,8 +36,10 @@ def test_cache_survives_a_writer_killed_mid_run(tmp_path):
     ctx = mp.get_context("spawn")
     proc = ctx.Process(target=_writer, args=(path, "k", 100_000))
     proc.start()
+    deadline = time.monotonic() + 60
     while not os.path.exists(path + "-wal") or len(ResponseCache(path)) < 50:
-        pass
+        assert proc.is_alive() and time.monotonic() < deadline, "the writer died or stalled"
+        time.sleep(0.01)
     proc.kill()
     proc.join()
     cache = ResponseCache(path)

@@ -80,3 +80,13 @@ def test_paragraph_longer_than_a_chunk_is_split():
 def test_truncate_text():
     assert truncate_text("abcdefgh", TOK, 4, "front") == "abcd"
     assert truncate_text("abcdefgh", TOK, 4, "middle") == "abgh"
+
+
+def test_truncation_never_cuts_inside_a_character():
+    text = "长文本问答任务你负责处理其中一个文本块" * 3
+    for n in range(4, 40):
+        for side in ("front", "middle"):
+            kept = truncate_text(text, TOK, n, side)
+            assert "\ufffd" not in kept and len(kept.encode()) <= n and len(kept.encode()) >= n - 6
+            chunks = chunk_text(text, TOK, chunk_tokens=5, input_tokens=n, truncate=side)
+            assert "".join(chunks) == kept

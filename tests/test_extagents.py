@@ -56,8 +56,9 @@ def test_kar_schedule_doubles_then_takes_all():
     assert kar_schedule(0) == [0]
 
 
-def test_top_k_within_stops_at_the_first_message_that_does_not_fit():
-    assert top_k_within(["a", "b", "c", "d"], [3, 3, 5, 1], 8) == ["a", "b"]
+def test_top_k_within_takes_the_best_messages_that_fit_and_skips_a_misfit():
+    assert top_k_within(["a", "b", "c", "d"], [3, 3, 5, 1], 8) == ["a", "b", "d"]
+    assert top_k_within(["a", "b"], [9, 2], 8) == ["b"]
     assert top_k_within(["a"], [9], 8) == []
 
 
@@ -200,16 +201,41 @@ def test_a_failed_seeking_call_is_recorded_and_the_question_still_answers():
     failed = []
 
     def flaky(prompt):
-        if "Text:" in prompt and "count" in prompt.split("Text:\n", 1)[1][:60] and not failed:
+        if prompt.startswith("Text:\nThe sea") and not failed:
             failed.append(1)
             raise openai.APIConnectionError(request=None)
         return two_hop_reader(prompt)
     llm = scripted_client(flaky, max_retries=0)
-    text = document()
-    prediction = ExtAgents(chunk_tokens=400, context_window=2000).run(Task("t", QUESTION, text), llm)
+    prediction = ExtAgents(chunk_tokens=400, context_window=2000).run(Task("t", QUESTION, document()), llm)
     errors = [c for c in prediction.calls if c.error]
-    assert len(errors) == 1 and "retries-exhausted" in errors[0].error
-    assert prediction.error is None
+    assert len(errors) == 1 and "retries-exhausted" in errors[0].error and errors[0].round == 1
+    assert prediction.answer == "Westmarch" and prediction.error is None
+
+
+def test_a_retried_call_succeeds_and_records_its_attempts():
+    failures = []
+
+    def flaky(prompt):
+        if "Marrowby lies" in prompt and "so far" in prompt and not failures:
+            failures.append(1)
+            raise openai.APITimeoutError(request=None)
+        return two_hop_reader(prompt)
+    llm = scripted_client(flaky, max_retries=2)
+    prediction = ExtAgents(chunk_tokens=400, context_window=2000).run(Task("t", QUESTION, document()), llm)
+    hop2 = next(c for c in prediction.calls if c.role == "seek" and c.round == 2 and c.chunk == 4)
+    assert hop2.attempts == 2 and hop2.error is None and prediction.answer == "Westmarch"
+
+
+def test_when_a_later_round_fails_entirely_the_agent_answers_from_what_was_found():
+    def down_after_round_one(prompt):
+        if "so far" in prompt:
+            raise openai.APIConnectionError(request=None)
+        return two_hop_reader(prompt)
+    llm = scripted_client(down_after_round_one, max_retries=0)
+    prediction = ExtAgents(chunk_tokens=400, context_window=2000).run(Task("t", QUESTION, document()), llm)
+    assert prediction.error is None and prediction.rounds == 2
+    last = [c for c in prediction.calls if c.role == "reason"][-1]
+    assert "Marrowby" in llm._client.prompts[-1] and last.round == 2  # forced answer over round-1 findings
 
 
 def test_when_every_call_fails_the_prediction_says_why():

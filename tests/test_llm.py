@@ -114,3 +114,39 @@ def test_invalid_client_settings_are_rejected():
         scripted_client(lambda p: "", concurrency=0)
     with pytest.raises(ValueError, match="max_retries"):
         scripted_client(lambda p: "", max_retries=-1)
+
+
+def test_a_real_openai_client_works_across_event_loops_and_reads_usage():
+    """Against a stub HTTP server: each `run` brings its own event loop, and connections must not leak
+    from one loop to the next (they would fail and be retried)."""
+    import http.server
+    import threading
+
+    from extlib import LLMClient
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            reply = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                                "choices": [{"index": 0, "finish_reason": "stop",
+                                             "message": {"role": "assistant", "content": "pong"}}],
+                                "usage": {"prompt_tokens": 7, "completion_tokens": 1, "total_tokens": 8,
+                                          "prompt_tokens_details": {"cached_tokens": 3}}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        llm = LLMClient(f"http://127.0.0.1:{server.server_port}/v1", "stub", max_retries=0)
+        for _ in range(3):
+            done = asyncio.run(llm.complete("ping"))
+            assert (done.text, done.attempts, done.prompt_tokens, done.cached_tokens) == ("pong", 1, 7, 3)
+    finally:
+        server.shutdown()

@@ -6,7 +6,8 @@ from extlib.agents import is_no_information, parse_answer, parse_score
 @pytest.mark.parametrize("text, score", [
     ("Score: 85", 85.0), ("score:72", 72.0), ("**Score:** 40", 40.0), ("Score: (90)", 90.0),
     ("I would rate it 65 out of 100.", 65.0), ("Score: 150", 100.0), ("Score: 12.5", 12.5),
-    ("分数 Score：30", 30.0), ("no idea", None), ("", None),
+    ("分数 Score：30", 30.0), ("no idea", None), ("", None), ("Score (0-100): 85", 85.0),
+    ("Score: (0-100) 70", 70.0),
 ])
 def test_parse_score(text, score):
     assert parse_score(text) == score
@@ -23,6 +24,13 @@ def test_parse_score(text, score):
 ])
 def test_parse_answer(text, answer):
     assert parse_answer(text) == answer
+
+
+def test_a_reasoning_without_an_answer_line_is_no_answer_when_the_prompt_asks_for_one():
+    reasoning = "I cannot determine the answer from these facts."
+    assert parse_answer(reasoning) == reasoning.rstrip(".")
+    assert parse_answer(reasoning, answer_line=True) is None
+    assert parse_answer("So it is Rutland.\nAnswer: Rutland", answer_line=True) == "Rutland"
 
 
 @pytest.mark.parametrize("text, empty", [

@@ -14,8 +14,11 @@ Choices the paper leaves open, made explicit here:
 - A round that adds nothing to the scratchpad ends synchronization early: the reasoning agent must
   answer then, since further rounds would see the same messages.
 - Without GKS an agent sees only its own previous message (a neighbourhood of itself).
-- `mode="reference-code"` reproduces the official release: every message broadcast (cut to fit),
-  KAR only in round 1, one call at a time.
+- KAR runs after every synchronization round, as §4.3 describes; Appendix E.1 and the official code
+  accumulate only in round 1 and then read everything, which `mode="reference-code"` reproduces, along
+  with broadcasting every message (cut to fit) and making one call at a time.
+- With `rating="llm"` each new or updated message is rated in a call of its own (the paper appends the
+  rating prompt to the seeking agent); this costs one short call per changed message and round.
 """
 
 from __future__ import annotations
@@ -93,14 +96,14 @@ def kar_schedule(n: int) -> list[int]:
 
 
 def top_k_within(ranked: list[str], counts: list[int], budget: int) -> list[str]:
-    """Eq. 6-7: the k best messages with k as large as the token budget allows (stop at the first misfit,
-    so the set is always a top-k, never a best-k-with-holes)."""
+    """Eq. 6-7: as many messages as the token budget allows, best first. A message too long for what is
+    left is skipped rather than ending the selection, so one long message cannot cut everyone off (this
+    greedy pass approximates eq. 6's argmax of the summed scores under the budget)."""
     chosen, used = [], 0
     for message, n in zip(ranked, counts):
-        if used + n > budget:
-            break
-        chosen.append(message)
-        used += n
+        if used + n <= budget:
+            chosen.append(message)
+            used += n
     return chosen
 
 
@@ -120,8 +123,8 @@ class ExtAgents(Method):
                             cfg.paragraphs, cfg.overlap)
         tokens = _TokenCounter(llm)
         seek_room = self._seek_room(prompts, task.question, chunks, tokens)
-        reason_room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reason_max_tokens - tokens(
-            agents.reason_prompt(prompts, task.question, [], must_answer=True))
+        reason_room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reason_max_tokens - max(
+            tokens(agents.reason_prompt(prompts, task.question, [], must_answer=must)) for must in (False, True))
         reference = cfg.mode == "reference-code"
         min_grounding = cfg.grounding if cfg.grounding is not None else (0.75 if cfg.prompt_set == "small" else 0.0)
 
@@ -149,7 +152,8 @@ class ExtAgents(Method):
                       disable=not cfg.progress) as bar:
                 results = await _gather(jobs, sequential=reference, bar=bar)
             calls += [record for _, record in results]
-            if all(message is None for message, _ in results):
+            all_failed = all(message is None for message, _ in results)
+            if all_failed and not notes:
                 return Prediction(task.id, "", t, calls, error=f"all {len(results)} seeking calls failed in "
                                   f"round {t}; first error: {results[0][1].error}")
             changed = []
@@ -162,7 +166,7 @@ class ExtAgents(Method):
                         active.remove(i)
                     continue
                 record = results[position[i]][1]
-                novel = agents.new_words(message, shared[i])
+                novel = agents.new_words(message, shared[i] + [notes.get(i, "")])
                 if not novel:
                     record.dropped = "repeats the shared messages"
                     continue
@@ -175,7 +179,8 @@ class ExtAgents(Method):
             calls += await self._rate(llm, prompts, task.question, notes, scores, changed, t, reference)
 
             # Nothing new on the scratchpad: the next round would see the same messages, so answer now.
-            final = t == cfg.rounds or not active or not changed
+            # A round whose every call failed also ends synchronization, answering from what was found.
+            final = t == cfg.rounds or not active or not changed or all_failed
             ranked = sorted(notes, key=lambda i: (-scores.get(i, 0.0), i))
             answer, reasoning_calls = await self._reason(reasoner, prompts, task.question,
                                                          [notes[i] for i in ranked], reason_room, t, final,
@@ -190,7 +195,7 @@ class ExtAgents(Method):
     def _seek_room(self, prompts, question: str, chunks: list[str], tokens: _TokenCounter) -> list[int]:
         """Per agent, the tokens left for shared messages: L - |q| - |d_i| - template - generation."""
         cfg = self.config
-        template = tokens(agents.seek_prompt(prompts, question, "", [], 2)) + CHAT_OVERHEAD_TOKENS
+        template = CHAT_OVERHEAD_TOKENS + max(tokens(agents.seek_prompt(prompts, question, "", [], t)) for t in (1, 2))
         room = []
         for i, chunk in enumerate(chunks):
             fixed = template + tokens.llm.count_tokens(chunk)  # not memoized: chunks are seen once
