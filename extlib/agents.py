@@ -10,7 +10,10 @@ from .llm import Completion, LLMClient, LLMError
 from .prompts import PromptSet, ordinal
 from .trace import CallRecord
 
-_ANSWER_LINE = re.compile(r"^[\s>*#`]*(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)$", re.IGNORECASE | re.MULTILINE)
+# "Answer: X" at the start of a line or after a sentence ("... of Rutland. Answer: Rutland"): small models
+# often put it on the same line as their reasoning.
+_ANSWER_LINE = re.compile(r"(?:^|(?<=[\s>*#`.。]))(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)$",
+                          re.IGNORECASE | re.MULTILINE)
 _SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _RANGE = re.compile(r"\(?\s*0\s*[-–~到]\s*100\s*\)?")
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
@@ -132,10 +135,21 @@ def reason_prompt(prompts: PromptSet, question: str, messages: list[str], must_a
     return template.format(messages=format_messages(messages), question=question)
 
 
+def answer_is_stated(answer: str, messages: list[str]) -> bool:
+    """Whether the answer's words occur in the messages (yes/no answers always pass). A small model whose
+    messages hold only the first hop of a question tends to invent the second; its answer then names
+    something no message mentions."""
+    words = content_words(answer)
+    if not words or answer.strip().lower().rstrip(".") in ("yes", "no"):
+        return True
+    return len(words & content_words(" ".join(messages))) >= len(words) / 2
+
+
 async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: list[str], must_answer: bool,
-                 round_: int, max_tokens: int) -> tuple[str | None, CallRecord]:
-    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER. A forced answer
-    without an `Answer:` line falls back to the reply's last line (the conclusion of its reasoning)."""
+                 round_: int, max_tokens: int, stated_only: bool = False) -> tuple[str | None, CallRecord]:
+    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER, or (`stated_only`)
+    when its answer is not stated by the messages. A forced answer without an `Answer:` line falls back to
+    the reply's last line (the conclusion of its reasoning)."""
     template = prompts.reason_final if must_answer else prompts.reason
     text, record = await _call(llm, reason_prompt(prompts, question, messages, must_answer), max_tokens,
                                "reason", round_, None, len(messages))
@@ -145,4 +159,7 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
     answer = parse_answer(text, answer_line=asks_for_line and not must_answer)
     if answer is None and must_answer and asks_for_line:
         answer = parse_answer(next((ln for ln in reversed(text.splitlines()) if ln.strip()), ""))
+    if answer is not None and stated_only and not must_answer and not answer_is_stated(answer, messages):
+        record.dropped = "answer not stated by the messages"
+        return None, record
     return answer, record

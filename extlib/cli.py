@@ -60,6 +60,16 @@ def _positive(value: str) -> int:
     return number
 
 
+def _fraction(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value!r}") from None
+    if not 0.0 <= number <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {number}")
+    return number
+
+
 def _non_negative(value: str) -> int:
     number = _positive(value) if value.strip() != "0" else 0
     return number
@@ -92,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="prompt set: tuned for small models, or the paper's Appendix E.3")
     knobs.add_argument("--variant", choices=("en", "zh", "hotpotqa"),
                        help="prompt variant (default: --lang)")
+    knobs.add_argument("--grounding", type=_fraction, help="drop seeking replies whose new words are mostly not "
+                       "in their chunk: the least share kept (default 0.75 with --prompts small, off with paper)")
     knobs.add_argument("--paragraphs", action="store_true", help="paragraph-aware chunks")
     knobs.add_argument("--overlap", type=_non_negative, default=0, help="token overlap of fixed chunks")
     knobs.add_argument("--concurrency", type=_positive, default=4, help="LLM calls in flight at once")
@@ -100,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--model", help="model name at --base-url or the OpenAI API; a bundled model's name "
                         "(e.g. qwen2.5-0.5b) without --base-url serves that bundled model")
     engine.add_argument("--reasoning-base-url", help="endpoint of the reasoning agent (default: --base-url)")
-    engine.add_argument("--reasoning-model", help="model of the reasoning agent (default: --model)")
+    engine.add_argument("--reasoning-model", help="model of the reasoning agent (default: --model); a bundled "
+                        "model's name without --reasoning-base-url serves it locally")
     engine.add_argument("--local-model", choices=list(MODELS), default=DEFAULT_MODEL,
                         help=f"bundled model to serve when no --base-url is given (default {DEFAULT_MODEL})")
     engine.add_argument("--tokenizer", help="gguf:PATH, hf:PATH/tokenizer.json or tiktoken:NAME "
@@ -126,7 +139,8 @@ def _methods(args: argparse.Namespace) -> list:
                 chunk_tokens=args.chunk_tokens, context_window=args.context_window, input_tokens=args.input_tokens,
                 truncate=args.truncate, paragraphs=args.paragraphs, overlap=args.overlap, rounds=args.rounds,
                 gks=not args.no_gks, kar=not args.no_kar, rating=args.rating, exclusion=args.exclusion,
-                mode=args.mode, prompt_set=args.prompts, variant=args.variant, progress=True)))
+                mode=args.mode, prompt_set=args.prompts, variant=args.variant, grounding=args.grounding,
+                progress=True)))
         elif name == "direct":
             methods.append(DirectInput(DirectConfig(context_window=args.context_window,
                                                     input_tokens=args.input_tokens, truncate=args.truncate)))
@@ -189,7 +203,10 @@ def ask(args: argparse.Namespace) -> int:
             if args.tokenizer:
                 llm.tokenizer = load_tokenizer(args.tokenizer)
         reasoner = None
-        if args.reasoning_base_url or args.reasoning_model:
+        if args.reasoning_model in MODELS and not args.reasoning_base_url:  # a second bundled model
+            second = stack.enter_context(LocalServer(args.reasoning_model, context_window=args.context_window))
+            reasoner = second.client(concurrency=args.concurrency, temperature=args.temperature, cache=cache)
+        elif args.reasoning_base_url or args.reasoning_model:
             reasoner = _remote_client(args.reasoning_base_url or args.base_url,
                                       args.reasoning_model or args.model, args, llm.tokenizer, cache)
         predictions = {m.name: m.run(task, llm, reasoner) for m in methods}

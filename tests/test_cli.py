@@ -41,7 +41,8 @@ def test_bad_input_is_a_clear_error(files, args, message):
 
 
 @pytest.mark.parametrize("flag, value", [("--chunk-tokens", "0"), ("--rounds", "-1"), ("--context-window", "8k"),
-                                         ("--rating", "vibes"), ("--truncate", "end"), ("--lang", "fr")])
+                                         ("--rating", "vibes"), ("--truncate", "end"), ("--lang", "fr"),
+                                         ("--grounding", "1.5"), ("--overlap", "-3")])
 def test_invalid_numbers_and_choices_are_rejected_by_the_parser(flag, value):
     result = cli("ask", "--doc", DOC, "--question", "q?", flag, value)
     assert result.returncode == 2

@@ -128,6 +128,22 @@ def test_invented_facts_are_dropped_by_the_grounding_check_and_kept_in_the_trace
     assert unchecked.answer == "London"  # without the check the invented fact wins the first KAR step
 
 
+def guessing_reasoner(prompt: str) -> str:
+    """Like two_hop_reader, but the reasoning agent guesses a county when it knows only the first hop."""
+    if prompt.startswith("Facts found") and "Westmarch" not in prompt:
+        return "He was born in Marrowby, which is in the county of Northumberland. Answer: Northumberland"
+    return two_hop_reader(prompt)
+
+
+def test_an_answer_the_messages_do_not_state_does_not_halt_reasoning():
+    prediction, _ = run(guessing_reasoner)
+    assert prediction.answer == "Westmarch" and prediction.rounds == 2
+    first = [c for c in prediction.calls if c.role == "reason"][0]
+    assert first.dropped == "answer not stated by the messages"
+    unchecked, _ = run(guessing_reasoner, grounding=0.0)
+    assert unchecked.answer == "Northumberland" and unchecked.rounds == 1
+
+
 def test_no_kar_reads_everything_at_once():
     prediction, _ = run(kar=False)
     assert [c.step for c in prediction.calls if c.role == "reason"] == [1, 2]

@@ -1,6 +1,6 @@
 import pytest
 
-from extlib.agents import is_no_information, parse_answer, parse_score
+from extlib.agents import answer_is_stated, is_no_information, parse_answer, parse_score
 
 
 @pytest.mark.parametrize("text, score", [
@@ -21,6 +21,8 @@ def test_parse_score(text, score):
     ("answer: <Westmarch>", "Westmarch"), ("**Answer:** Lord Byron.", "Lord Byron"),
     ("Answer: first\nAnswer: second", "second"), ("Final answer: 1912", "1912"),
     ("Answer：北京", "北京"), ("", None),
+    ("Based on the facts, he was born in the county of Rutland. Answer: Rutland", "Rutland"),
+    ("The keeper is Ezra.\n\nAnswer: NO ANSWER", None), ("We need the answer: it is unclear", "it is unclear"),
 ])
 def test_parse_answer(text, answer):
     assert parse_answer(text) == answer
@@ -43,3 +45,10 @@ def test_a_reasoning_without_an_answer_line_is_no_answer_when_the_prompt_asks_fo
 ])
 def test_is_no_information(text, empty):
     assert is_no_information(text) is empty
+
+
+def test_an_answer_must_be_stated_by_the_messages():
+    facts = ["Tobias Wrenfield was born in the village of Kettleby."]
+    assert not answer_is_stated("Northumberland", facts)
+    assert answer_is_stated("Kettleby", facts) and answer_is_stated("the village of Kettleby", facts)
+    assert answer_is_stated("yes", facts) and answer_is_stated("No.", facts)

@@ -10,7 +10,9 @@ Choices the paper leaves open, made explicit here:
   A reply that adds no word beyond the messages its agent was shown is dropped the same way, and so
   is (by default with the small-model prompts) a reply whose new words mostly do not occur in its own
   chunk: small models asked about a person their chunk never mentions invent a fact about them.
-  The trace keeps every dropped reply with the reason.
+  The trace keeps every dropped reply with the reason. With the same setting, a reasoning answer whose
+  words no message states counts as NO ANSWER until the last step must answer (a small model that
+  knows only the first hop invents the second).
 - A round that adds nothing to the scratchpad ends synchronization early: the reasoning agent must
   answer then, since further rounds would see the same messages.
 - Without GKS an agent sees only its own previous message (a neighbourhood of itself).
@@ -184,7 +186,7 @@ class ExtAgents(Method):
             ranked = sorted(notes, key=lambda i: (-scores.get(i, 0.0), i))
             answer, reasoning_calls = await self._reason(reasoner, prompts, task.question,
                                                          [notes[i] for i in ranked], reason_room, t, final,
-                                                         tokens)
+                                                         tokens, stated_only=min_grounding > 0)
             calls += reasoning_calls
             if reasoning_calls and reasoning_calls[-1].error:
                 return Prediction(task.id, "", t, calls, error=f"reasoning failed: {reasoning_calls[-1].error}")
@@ -224,7 +226,7 @@ class ExtAgents(Method):
         return [record for _, record in results]
 
     async def _reason(self, llm: LLMClient, prompts, question: str, ranked: list[str], room: int, t: int,
-                      final: bool, tokens: _TokenCounter) -> tuple[str | None, list[CallRecord]]:
+                      final: bool, tokens: _TokenCounter, stated_only: bool) -> tuple[str | None, list[CallRecord]]:
         """KAR (eq. 8): top-1, 2, 4, ... messages until the agent can answer; forced on the last step of
         the last round. The official code accumulates only in round 1 and then reads everything."""
         usable = top_k_within(ranked, [tokens(m) + 2 for m in ranked], room)
@@ -236,7 +238,7 @@ class ExtAgents(Method):
         for step, size in enumerate(sizes):
             must = final and step == len(sizes) - 1
             answer, record = await agents.reason(llm, prompts, question, usable[:size], must, t,
-                                                 self.config.reason_max_tokens)
+                                                 self.config.reason_max_tokens, stated_only)
             records.append(record)
             if record.error or answer is not None:
                 return answer, records
