@@ -160,6 +160,7 @@ class ExtAgents(Method):
                                   f"round {t}; first error: {results[0][1].error}")
             changed = []
             position = {i: n for n, i in enumerate(active)}
+            instructions = agents.seek_prompt(prompts, "", "", [], t)  # the template alone, not the question
             for i, (message, _) in zip(list(active), results):
                 if message is None:
                     continue  # failed call, already in the trace; the agent keeps its previous message
@@ -168,7 +169,7 @@ class ExtAgents(Method):
                         active.remove(i)
                     continue
                 record = results[position[i]][1]
-                novel = agents.new_words(message, shared[i] + [notes.get(i, "")])
+                novel = agents.new_words(message, shared[i] + [notes.get(i, "")], instructions)
                 if not novel:
                     record.dropped = "repeats the shared messages"
                     continue
