@@ -19,7 +19,7 @@ from typing import Protocol
 def _quiet_stderr() -> Iterator[None]:
     sys.stderr.flush()
     saved = os.dup(2)
-    with open(os.devnull, "w") as devnull:
+    with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):  # C and Python writers alike
         os.dup2(devnull.fileno(), 2)
         try:
             yield
