@@ -42,13 +42,6 @@ def content_words(text: str) -> set[str]:
     return words
 
 
-def new_words(message: str, shared: list[str], instructions: str = "") -> set[str]:
-    """What a message adds beyond the messages its agent was shown and the words of its instructions
-    (small models echo them: "The facts from the text that continue the facts found so far are: ...");
-    empty means it only copied them back."""
-    return content_words(message) - content_words(" ".join(shared)) - content_words(instructions)
-
-
 def grounding(words: set[str], chunk: str) -> float:
     """Share of a message's new words that occur in the agent's own chunk. A small model asked about a
     person its chunk never mentions tends to invent a fact ("X was born in London"); such a message has

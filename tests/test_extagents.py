@@ -69,7 +69,7 @@ def test_gks_finds_the_second_hop_in_round_two():
     seeks = [c for c in prediction.calls if c.role == "seek"]
     assert [c.round for c in seeks] == [1] * 6 + [2] * 6
     assert sorted(c.chunk for c in seeks if c.round == 1) == list(range(6))
-    assert next(c for c in seeks if c.round == 2 and c.chunk == 1).dropped == "repeats the shared messages"
+    assert next(c for c in seeks if c.round == 2 and c.chunk == 1).dropped == "adds nothing to the scratchpad"
     round2_chunk4 = next(c for c in seeks if c.round == 2 and c.chunk == 4)
     assert round2_chunk4.output == HOP2.strip()
     rates = [c for c in prediction.calls if c.role == "rate"]
@@ -142,6 +142,17 @@ def test_an_answer_the_messages_do_not_state_does_not_halt_reasoning():
     assert first.dropped == "answer not stated by the messages"
     unchecked, _ = run(guessing_reasoner, grounding=0.0)
     assert unchecked.answer == "Northumberland" and unchecked.rounds == 1
+
+
+def test_a_reply_that_echoes_its_instructions_is_still_grounded():
+    def echoing(prompt):
+        reply = two_hop_reader(prompt)
+        if reply == HOP2.strip():
+            return "The facts from the text that continue or complete the facts found so far are:\n\n" + reply
+        return reply
+    prediction, _ = run(echoing)
+    assert prediction.answer == "Westmarch"
+    assert not [c for c in prediction.calls if c.dropped and "ungrounded" in c.dropped]
 
 
 def test_no_kar_reads_everything_at_once():

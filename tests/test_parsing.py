@@ -52,15 +52,3 @@ def test_an_answer_must_be_stated_by_the_messages():
     assert not answer_is_stated("Northumberland", facts)
     assert answer_is_stated("Kettleby", facts) and answer_is_stated("the village of Kettleby", facts)
     assert answer_is_stated("yes", facts) and answer_is_stated("No.", facts)
-
-
-def test_new_words_ignore_the_shared_messages_and_echoed_instructions():
-    from extlib.agents import new_words, seek_prompt
-    from extlib.prompts import get_prompts
-
-    instructions = seek_prompt(get_prompts("small", "en"), "", "", [], 2)
-    reply = ("The facts from the text that continue or complete the facts found so far are: Tobias Wrenfield was "
-             "born in the village of Kettleby, which lies in the county of Rutland.")
-    shared = ["Tobias Wrenfield was born in the village of Kettleby."]
-    assert new_words(reply, shared, instructions) == {"lies", "county", "rutland"}
-    assert new_words(shared[0], shared, instructions) == set()

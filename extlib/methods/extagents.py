@@ -7,7 +7,7 @@ Choices the paper leaves open, made explicit here:
   round 1 would vanish from {m_{i,T}}.
 - "NO INFORMATION" replies carry nothing to share, so they are neither rated nor broadcast; with
   `exclusion` on, such a chunk also stops being read in later rounds (the paper's chunk exclusion).
-  A reply that adds no word beyond the messages its agent was shown is dropped the same way, and so
+  A reply that adds no word beyond the scratchpad is dropped the same way, and so
   is (by default with the small-model prompts) a reply whose new words mostly do not occur in its own
   chunk: small models asked about a person their chunk never mentions invent a fact about them.
   The trace keeps every dropped reply with the reason. With the same setting, a reasoning answer whose
@@ -39,6 +39,7 @@ from ..trace import CallRecord, Prediction, Task
 from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
 
 RATINGS = ("llm", "bm25", "order")
+CHUNK_DRIFT_TOKENS = 8  # a decoded chunk may re-tokenize to a few more tokens than its span
 MODES = ("paper", "reference-code")
 
 
@@ -124,7 +125,7 @@ class ExtAgents(Method):
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
         tokens = _TokenCounter(llm)
-        seek_room = self._seek_room(prompts, task.question, chunks, tokens)
+        seek_room = self._seek_room(prompts, task.question, tokens)
         reason_room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reason_max_tokens - max(
             tokens(agents.reason_prompt(prompts, task.question, [], must_answer=must)) for must in (False, True))
         reference = cfg.mode == "reference-code"
@@ -145,7 +146,7 @@ class ExtAgents(Method):
                     return []
                 pool = ranked if cfg.gks else [i] if i in notes else []
                 texts = [notes[j] for j in pool]
-                return top_k_within(texts, [tokens(x) + 2 for x in texts], seek_room[i])
+                return top_k_within(texts, [tokens(x) + 2 for x in texts], seek_room)
 
             shared = {i: shared_for(i) for i in active}
             jobs = [agents.seek(llm, prompts, task.question, chunks[i], i, shared[i], t, cfg.seek_max_tokens)
@@ -160,7 +161,9 @@ class ExtAgents(Method):
                                   f"round {t}; first error: {results[0][1].error}")
             changed = []
             position = {i: n for n, i in enumerate(active)}
-            instructions = agents.seek_prompt(prompts, "", "", [], t)  # the template alone, not the question
+            # A reply is new if it adds words beyond the scratchpad and the template (not the question).
+            known = agents.content_words(" ".join(notes.values())) | agents.content_words(
+                agents.seek_prompt(prompts, "", "", [], t))
             for i, (message, _) in zip(list(active), results):
                 if message is None:
                     continue  # failed call, already in the trace; the agent keeps its previous message
@@ -169,9 +172,9 @@ class ExtAgents(Method):
                         active.remove(i)
                     continue
                 record = results[position[i]][1]
-                novel = agents.new_words(message, shared[i] + [notes.get(i, "")], instructions)
+                novel = agents.content_words(message) - known
                 if not novel:
-                    record.dropped = "repeats the shared messages"
+                    record.dropped = "adds nothing to the scratchpad"
                     continue
                 support = agents.grounding(novel, chunks[i])
                 if support < min_grounding:
@@ -195,21 +198,20 @@ class ExtAgents(Method):
                 return Prediction(task.id, answer or "", t, calls)
         raise AssertionError("unreachable: the last round always answers")
 
-    def _seek_room(self, prompts, question: str, chunks: list[str], tokens: _TokenCounter) -> list[int]:
-        """Per agent, the tokens left for shared messages: L - |q| - |d_i| - template - generation."""
+    def _seek_room(self, prompts, question: str, tokens: _TokenCounter) -> int:
+        """Tokens left for shared messages: L - |q| - |d_i| - template - generation (eq. 7). Chunks are at
+        most chunk_tokens by construction (plus a few where re-tokenizing a decoded span drifts), so one
+        bound serves every agent without tokenizing every chunk again."""
         cfg = self.config
-        template = CHAT_OVERHEAD_TOKENS + max(tokens(agents.seek_prompt(prompts, question, "", [], t)) for t in (1, 2))
-        room = []
-        for i, chunk in enumerate(chunks):
-            fixed = template + tokens.llm.count_tokens(chunk)  # not memoized: chunks are seen once
-            left = cfg.context_window - fixed - cfg.seek_max_tokens
-            if left < 0:
-                raise PromptTooLong(
-                    f"chunk {i}: the question, a {cfg.chunk_tokens}-token chunk and the prompt template need "
-                    f"{fixed + cfg.seek_max_tokens} tokens (with {cfg.seek_max_tokens} to generate), more than "
-                    f"the {cfg.context_window}-token window; lower --chunk-tokens or raise --context-window")
-            room.append(left)
-        return room
+        fixed = CHAT_OVERHEAD_TOKENS + CHUNK_DRIFT_TOKENS + cfg.chunk_tokens + max(
+            tokens(agents.seek_prompt(prompts, question, "", [], t)) for t in (1, 2))
+        left = cfg.context_window - fixed - cfg.seek_max_tokens
+        if left < 0:
+            raise PromptTooLong(
+                f"the question, a {cfg.chunk_tokens}-token chunk and the prompt template need "
+                f"{fixed + cfg.seek_max_tokens} tokens (with {cfg.seek_max_tokens} to generate), more than the "
+                f"{cfg.context_window}-token window; lower --chunk-tokens or raise --context-window")
+        return left
 
     async def _rate(self, llm: LLMClient, prompts, question: str, notes: dict[int, str],
                     scores: dict[int, float], changed: list[int], t: int, sequential: bool) -> list[CallRecord]:
