@@ -50,29 +50,22 @@ def read_document(path: str) -> str:
     return text
 
 
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {number}")
-    return number
+def _bounded(cast: type, low: float, high: float, what: str):
+    """An argparse type: `cast` the text and check low <= value <= high, or say what was expected."""
+    def parse(value: str):
+        try:
+            number = cast(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value!r}") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {number}")
+        return number
+    return parse
 
 
-def _fraction(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value!r}") from None
-    if not 0.0 <= number <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {number}")
-    return number
-
-
-def _non_negative(value: str) -> int:
-    number = _positive(value) if value.strip() != "0" else 0
-    return number
+_positive = _bounded(int, 1, float("inf"), "a positive integer")
+_non_negative = _bounded(int, 0, float("inf"), "a non-negative integer")
+_fraction = _bounded(float, 0.0, 1.0, "a number between 0 and 1")
 
 
 def build_parser() -> argparse.ArgumentParser:
