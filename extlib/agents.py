@@ -43,9 +43,10 @@ def content_words(text: str) -> set[str]:
 
 
 def grounding(words: set[str], chunk: str) -> float:
-    """Share of a message's new words that occur in the agent's own chunk. A small model asked about a
-    person its chunk never mentions tends to invent a fact ("X was born in London"); such a message has
-    words its chunk lacks, while an extracted fact is made of the chunk's own words."""
+    """Share of a message's words (beyond those its agent was shown) that occur in the agent's own chunk.
+    A small model asked about a person its chunk never mentions tends to invent a fact ("X was born in
+    London"); such a message has words its chunk lacks, while an extracted fact is made of the chunk's own
+    words and of the messages the agent was given."""
     return len(words & content_words(chunk)) / len(words) if words else 1.0
 
 

@@ -144,6 +144,19 @@ def test_an_answer_the_messages_do_not_state_does_not_halt_reasoning():
     assert unchecked.answer == "Northumberland" and unchecked.rounds == 1
 
 
+def test_an_invention_built_from_a_chunk_word_is_dropped_when_the_agent_was_not_shown_the_entity():
+    def inventive_later(prompt):
+        text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0] if "Text:" in prompt else ""
+        if "so far" in prompt and "Ezra" not in text and "Marrowby" not in text:
+            return "Ezra Holloway was born by the harbour."  # "harbour" is in every filler chunk
+        return two_hop_reader(prompt)
+    prediction, _ = run(inventive_later, gks=False)
+    round2 = [c for c in prediction.calls if c.role == "seek" and c.round == 2 and c.chunk in (0, 2, 3, 5)]
+    assert all(c.dropped and "ungrounded" in c.dropped for c in round2)
+    shown, _ = run(inventive_later)  # with GKS the same words were shown to the agent: only "harbour" is new
+    assert shown.answer == "Westmarch"
+
+
 def test_a_reply_that_echoes_its_instructions_is_still_grounded():
     def echoing(prompt):
         reply = two_hop_reader(prompt)

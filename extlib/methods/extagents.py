@@ -7,9 +7,9 @@ Choices the paper leaves open, made explicit here:
   round 1 would vanish from {m_{i,T}}.
 - "NO INFORMATION" replies carry nothing to share, so they are neither rated nor broadcast; with
   `exclusion` on, such a chunk also stops being read in later rounds (the paper's chunk exclusion).
-  A reply that adds no word beyond the scratchpad is dropped the same way, and so
-  is (by default with the small-model prompts) a reply whose new words mostly do not occur in its own
-  chunk: small models asked about a person their chunk never mentions invent a fact about them.
+  A reply that adds no word beyond the scratchpad is dropped the same way, and so is (by default with
+  the small-model prompts) a reply whose words, beyond those its agent was shown, mostly do not occur in
+  its own chunk: small models asked about a person their chunk never mentions invent a fact about them.
   The trace keeps every dropped reply with the reason. With the same setting, a reasoning answer whose
   words no message states counts as NO ANSWER until the last step must answer (a small model that
   knows only the first hop invents the second).
@@ -161,9 +161,11 @@ class ExtAgents(Method):
                                   f"round {t}; first error: {results[0][1].error}")
             changed = []
             position = {i: n for n, i in enumerate(active)}
-            # A reply is new if it adds words beyond the scratchpad and the template (not the question).
-            known = agents.content_words(" ".join(notes.values())) | agents.content_words(
-                agents.seek_prompt(prompts, "", "", [], t))
+            # A reply is new if it adds words beyond the scratchpad and the template (not the question); it is
+            # grounded if its words, beyond those the agent was shown, come from the agent's own chunk.
+            template = agents.content_words(agents.seek_prompt(prompts, "", "", [], t))
+            known = agents.content_words(" ".join(notes.values())) | template
+            shown: dict[tuple[str, ...], set[str]] = {}  # with GKS every agent is shown the same messages
             for i, (message, _) in zip(list(active), results):
                 if message is None:
                     continue  # failed call, already in the trace; the agent keeps its previous message
@@ -172,13 +174,16 @@ class ExtAgents(Method):
                         active.remove(i)
                     continue
                 record = results[position[i]][1]
-                novel = agents.content_words(message) - known
-                if not novel:
+                words = agents.content_words(message)
+                if not words - known:
                     record.dropped = "adds nothing to the scratchpad"
                     continue
-                support = agents.grounding(novel, chunks[i])
+                key = tuple(shared[i])
+                if key not in shown:
+                    shown[key] = agents.content_words(" ".join(key)) | template
+                support = agents.grounding(words - shown[key], chunks[i])
                 if support < min_grounding:
-                    record.dropped = f"ungrounded: {support:.2f} of its new words are in the chunk"
+                    record.dropped = f"ungrounded: {support:.2f} of its words are in the chunk"
                     continue
                 notes[i] = f"{notes[i]}\n{message.strip()}" if i in notes else message.strip()
                 changed.append(i)
