@@ -53,6 +53,14 @@ def test_ask_reads_stdin_and_reports_json():
     assert report["direct"]["usage"]["calls"] == 1
 
 
+def test_chinese_document_with_paragraph_chunks():
+    result = cli("ask", "--doc", str(DATA / "qinghe_zh.txt"), "--question", "清河镇的灯塔看守人叫什么名字？",
+                 "--lang", "zh", "--local-model", TEST_MODEL, "--context-window", str(TEST_WINDOW),
+                 "--chunk-tokens", "64", "--paragraphs", "--json")
+    assert result.returncode == 0, result.stderr.decode()
+    assert "李明远" in json.loads(result.stdout)["extagents"]["answer"]
+
+
 def test_library_api_against_the_server(local_server, tmp_path):
     llm = local_server.client(cache=ResponseCache(tmp_path / "responses.sqlite"))
     task = Task("harbour", QUESTION, (DATA / "harbour.txt").read_text(), ["Ezra Holloway"])
