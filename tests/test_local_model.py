@@ -66,7 +66,7 @@ def test_library_api_against_the_server(local_server, tmp_path):
     task = Task("harbour", QUESTION, (DATA / "harbour.txt").read_text(), ["Ezra Holloway"])
     prediction = ExtAgents(chunk_tokens=64, context_window=TEST_WINDOW, rating="bm25").run(task, llm)
     assert "Ezra" in prediction.answer and prediction.error is None
-    assert prediction.usage["prompt_tokens"] > 0 and prediction.usage["llm_seconds"] > 0
+    assert prediction.usage["prompt_tokens"] > 0 and prediction.usage["call_seconds"] > 0
     again = ExtAgents(chunk_tokens=64, context_window=TEST_WINDOW, rating="bm25").run(task, llm)
     assert again.answer == prediction.answer
     assert again.usage["cache_hits"] == again.usage["calls"]  # the persistent cache answered every call
