@@ -8,6 +8,8 @@ import re
 
 from .llm import Completion, LLMClient, LLMError
 from .prompts import PromptSet, ordinal
+from .retrieval import CJK as _CJK
+from .retrieval import terms
 from .trace import CallRecord
 
 # "Answer: X" at the start of a line or after a sentence ("... of Rutland. Answer: Rutland"): small models
@@ -18,8 +20,6 @@ _SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORE
 _RANGE = re.compile(r"\(?\s*0\s*[-–~到]\s*100\s*\)?")
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
 _NO_INFO = re.compile(r"^(?:no (?:new )?information\b|none$)|^(?:无相关信息|没有相关信息|没有新信息)", re.IGNORECASE)
-_WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 _STOP = set("""the and was were for that this with which from who whom whose his her its their has have had are
 been not none also there they she him them then than but into onto upon about after before over under
 text states stated says said mentions mentioned according fact facts found information readers other""".split())
@@ -32,14 +32,8 @@ def is_no_information(message: str) -> bool:
 
 
 def content_words(text: str) -> set[str]:
-    """Lower-cased words of 3+ letters minus function words; each CJK character counts as a word."""
-    words = set()
-    for word in _WORD.findall(text.lower()):
-        if _CJK.search(word):
-            words.update(ch for ch in word if _CJK.match(ch))
-        elif len(word) >= 3 and word not in _STOP:
-            words.add(word)
-    return words
+    """The retrieval terms (lower-cased words, single CJK characters) minus short and function words."""
+    return {t for t in terms(text) if _CJK.match(t) or (len(t) >= 3 and t not in _STOP)}
 
 
 def grounding(words: set[str], chunk: str) -> float:

@@ -7,14 +7,14 @@ import re
 from collections import Counter
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def terms(text: str) -> list[str]:
     """Lower-cased words; Chinese has no spaces, so each CJK character is a term of its own."""
     out = []
     for word in _WORD.findall(text.lower()):
-        out.extend(list(word) if _CJK.search(word) else [word])
+        out.extend(list(word) if CJK.search(word) else [word])
     return out
 
 

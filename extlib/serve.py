@@ -163,8 +163,10 @@ class LocalServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
-        self._record.unlink(missing_ok=True)
+        if self.persistent:  # the record is only ever ours when we announced the server
+            self._record.unlink(missing_ok=True)
         self.process = None
+        atexit.unregister(self.stop)
 
     def tokenizer(self) -> GGUFTokenizer:
         if self.model_path is None:

@@ -141,14 +141,14 @@ class ExtAgents(Method):
             if reference:
                 ranked = sorted(notes)
 
-            def shared_for(i: int, ranked: list[int] = ranked, t: int = t) -> list[str]:
-                if t == 1:
-                    return []
-                pool = ranked if cfg.gks else [i] if i in notes else []
+            def top_k(pool: list[int]) -> list[str]:
                 texts = [notes[j] for j in pool]
                 return top_k_within(texts, [tokens(x) + 2 for x in texts], seek_room)
 
-            shared = {i: shared_for(i) for i in active}
+            # With GKS every agent has the same room, so the same top-k is broadcast to all (eq. 6-7);
+            # without it an agent sees only its own previous message.
+            broadcast = top_k(ranked) if cfg.gks and t > 1 else []
+            shared = {i: broadcast if cfg.gks or t == 1 else top_k([i] if i in notes else []) for i in active}
             jobs = [agents.seek(llm, prompts, task.question, chunks[i], i, shared[i], t, cfg.seek_max_tokens)
                     for i in active]
             with tqdm(total=len(jobs), desc=f"{task.id} round {t}: seeking agents", unit="call", leave=False,
@@ -160,20 +160,18 @@ class ExtAgents(Method):
                 return Prediction(task.id, "", t, calls, error=f"all {len(results)} seeking calls failed in "
                                   f"round {t}; first error: {results[0][1].error}")
             changed = []
-            position = {i: n for n, i in enumerate(active)}
             # A reply is new if it adds words beyond the scratchpad and the template (not the question); it is
             # grounded if its words, beyond those the agent was shown, come from the agent's own chunk.
             template = agents.content_words(agents.seek_prompt(prompts, "", "", [], t))
             known = agents.content_words(" ".join(notes.values())) | template
             shown: dict[tuple[str, ...], set[str]] = {}  # with GKS every agent is shown the same messages
-            for i, (message, _) in zip(list(active), results):
+            for i, (message, record) in zip(list(active), results):
                 if message is None:
                     continue  # failed call, already in the trace; the agent keeps its previous message
                 if agents.is_no_information(message):
                     if cfg.exclusion:
                         active.remove(i)
                     continue
-                record = results[position[i]][1]
                 words = agents.content_words(message)
                 if not words - known:
                     record.dropped = "adds nothing to the scratchpad"
