@@ -27,7 +27,7 @@ run: setup
 		--method extagents,direct --trace runs/two_hop_demo.trace.json
 
 test: $(BIN)/extagents
-	$(BIN)/extagents setup --model qwen2.5-0.5b
+	$(BIN)/extagents setup --model qwen2.5-0.5b --model qwen2.5-1.5b
 	$(BIN)/ruff check extlib tests benchmarks data
 	$(BIN)/pytest -v
 

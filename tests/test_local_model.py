@@ -10,7 +10,7 @@ import time
 import pytest
 
 from extlib import DirectInput, ExtAgents, LocalServer, ResponseCache, Task
-from extlib.models import model_path
+from extlib.models import DEFAULT_MODEL, model_path
 
 from .conftest import DATA, TEST_MODEL, TEST_WINDOW
 
@@ -54,8 +54,10 @@ def test_ask_reads_stdin_and_reports_json():
 
 
 def test_chinese_document_with_paragraph_chunks():
+    """On the default 1.5B model: the 0.5B reads these Chinese chunks as NONE and then invents a name (on
+    a portable llama.cpp build at every chunk size tried; on a native build it passed once, by luck)."""
     result = cli("ask", "--doc", str(DATA / "qinghe_zh.txt"), "--question", "清河镇的灯塔看守人叫什么名字？",
-                 "--lang", "zh", "--local-model", TEST_MODEL, "--context-window", str(TEST_WINDOW),
+                 "--lang", "zh", "--local-model", DEFAULT_MODEL, "--context-window", str(TEST_WINDOW),
                  "--chunk-tokens", "64", "--paragraphs", "--json")
     assert result.returncode == 0, result.stderr.decode()
     assert "李明远" in json.loads(result.stdout)["extagents"]["answer"]
