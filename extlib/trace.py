@@ -15,6 +15,9 @@ class Task:
     knowledge: str
     answers: list[str] = field(default_factory=list)
     lang: str = "en"
+    metric: str = ""  # hotpotqa | en | zh (extlib.metrics); empty = the language's InfiniteBench rule
+    passages: list[str] = field(default_factory=list)  # the knowledge as retrieved passages, when it is that
+    meta: dict[str, Any] = field(default_factory=dict)  # dataset facts: gold evidence positions, source, length
 
     def __post_init__(self) -> None:
         if not isinstance(self.question, str) or not self.question.strip():
@@ -23,6 +26,7 @@ class Task:
             raise ValueError(f"task {self.id!r}: the knowledge text is empty")
         if self.lang not in LANGS:
             raise ValueError(f"task {self.id!r}: lang must be one of {LANGS}, got {self.lang!r}")
+        self.metric = self.metric or self.lang
 
 
 @dataclass

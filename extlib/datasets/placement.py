@@ -1,0 +1,69 @@
+"""Evidence passages placed at controlled depths inside long unrelated text, at an exact total length.
+
+PARSER studies how the position, order and distance of evidence change long-document QA; this builds those
+placements: the filler is cut to the remaining budget and each evidence passage goes in at the filler
+paragraph boundary nearest its target depth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..tokenizer import Tokenizer
+from .packing import SEPARATOR, TooLong, pack
+
+ORDERS = ("forward", "reverse")
+
+
+def check_placement(position: float, distance: float, order: str) -> None:
+    if not (0.0 <= position <= 1.0 and 0.0 <= distance <= 1.0 and position + distance <= 1.0):
+        raise ValueError(f"need 0 <= position, 0 <= distance and position + distance <= 1; got "
+                         f"position={position}, distance={distance}")
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+
+
+@dataclass
+class Placed:
+    text: str
+    offsets: list[int]  # token offset of each evidence passage, in the order given
+    tokens: int
+
+
+def place(evidence: list[str], depths: list[float], filler: list[str], filler_counts: np.ndarray,
+          n_tokens: int, tokenizer: Tokenizer, start: int = 0) -> Placed:
+    """`evidence[i]` starts near depth `depths[i]` (0 = first token, 1 = last) of an n_tokens document
+    whose remaining tokens are filler paragraphs read from index `start` on (wrapping around)."""
+    if len(evidence) != len(depths):
+        raise ValueError("one depth per evidence passage")
+    if any(not 0.0 <= d <= 1.0 for d in depths):
+        raise ValueError(f"depths must lie in [0, 1], got {depths}")
+    units = [e + SEPARATOR for e in evidence]
+    unit_tokens = [len(tokenizer.encode(u)) for u in units]
+    budget = n_tokens - sum(unit_tokens)
+    if budget <= 0:
+        raise TooLong(f"{n_tokens:,} tokens cannot hold the evidence alone ({sum(unit_tokens):,} tokens)", 0)
+    order = np.roll(np.arange(len(filler)), -start)
+    packed = pack(filler, filler_counts, order, budget, tokenizer, "the filler text")
+    pieces = packed.text.split(SEPARATOR)[:len(packed.passage_ids)]
+    filler_units = [p + SEPARATOR for p in pieces]
+    if packed.cut is not None:  # the cut piece ends the document and carries no separator
+        filler_units[-1] = packed.text[sum(map(len, filler_units[:-1])):]
+    last_slot = len(filler_units) - (packed.cut is not None)  # nothing goes after the cut piece
+    boundaries = np.array([*packed.offsets, packed.tokens])  # where a passage can go, in filler tokens
+    slots = [min(int(np.argmin(np.abs(boundaries - depth * budget))), last_slot) for depth in depths]
+    inserts: dict[int, list[int]] = {}
+    for i in sorted(range(len(evidence)), key=lambda i: (slots[i], depths[i])):
+        inserts.setdefault(slots[i], []).append(i)
+    parts, offsets, position = [], [0] * len(evidence), 0
+    for slot in range(len(filler_units) + 1):
+        for i in inserts.get(slot, []):
+            offsets[i] = position
+            parts.append(units[i])
+            position += unit_tokens[i]
+        if slot < len(filler_units):
+            parts.append(filler_units[slot])
+            position += int(boundaries[slot + 1] - boundaries[slot])
+    return Placed("".join(parts), offsets, position)
