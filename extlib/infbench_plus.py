@@ -1,0 +1,93 @@
+"""∞Bench+ construction (paper §3.3): keep only samples no single segment answers.
+
+For each sample the LLM reads every `segment_tokens` piece of the document with the question and the
+reference answer and says whether that piece alone gives the answer; a sample any piece answers is
+dropped. The paper used gpt-4o-mini and 8k-token segments; its prompt is not published, so this one is
+ours. Per-sample verdicts are appended to a JSONL log as they finish, so an interrupted run resumes, and a
+sample whose calls failed is recorded as failed (neither kept nor dropped) and retried on the next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .chunking import encode_long, fixed_chunks
+from .llm import LLMClient, LLMError
+from .methods.base import CHAT_OVERHEAD_TOKENS, PromptTooLong
+from .trace import Task
+
+PROMPTS = {
+    "en": ("Here is one segment of a long document.\n\n{segment}\n\nQuestion: {question}\nReference answer: "
+           "{answer}\n\nCould a reader get the reference answer to the question from this segment alone, without "
+           "the rest of the document? Reply Yes or No on the first line. If Yes, quote the sentence that gives "
+           "it on the second line."),
+    "zh": ("以下是一部长文档中的一个片段。\n\n{segment}\n\n问题：{question}\n参考答案：{answer}\n\n"
+           "仅凭这个片段（不看文档其余部分），读者能否得出参考答案？第一行只回答“是”或“否”。如果是，第二行引用给出答案的句子。"),
+}
+VERDICT_TOKENS = 96
+
+
+def says_yes(reply: str) -> bool:
+    first = reply.strip().splitlines()[0].strip().lower() if reply.strip() else ""
+    return first.startswith(("yes", "是", "能", "可以"))
+
+
+async def judge_sample(task: Task, llm: LLMClient, segment_tokens: int, context_window: int) -> dict[str, Any]:
+    template = PROMPTS[task.lang]
+    fixed = llm.count_tokens(template.format(segment="", question=task.question, answer=" / ".join(task.answers)))
+    if fixed + segment_tokens + VERDICT_TOKENS + CHAT_OVERHEAD_TOKENS > context_window:
+        raise PromptTooLong(f"a {segment_tokens}-token segment plus the prompt ({fixed} tokens) and the verdict "
+                            f"do not fit a {context_window}-token window; use smaller segments or a larger window")
+    segments = fixed_chunks(llm.tokenizer, encode_long(llm.tokenizer, task.knowledge), segment_tokens)
+    prompts = [template.format(segment=s, question=task.question, answer=" / ".join(task.answers))
+               for s in segments]
+    replies = await asyncio.gather(*(llm.complete(p, max_tokens=VERDICT_TOKENS) for p in prompts),
+                                   return_exceptions=True)
+    failed = [f"segment {i}: {r}" for i, r in enumerate(replies) if isinstance(r, BaseException)]
+    for r in replies:
+        if isinstance(r, BaseException) and not isinstance(r, LLMError):
+            raise r
+    answering = [{"segment": i, "reply": r.text.strip()} for i, r in enumerate(replies)
+                 if not isinstance(r, BaseException) and says_yes(r.text)]
+    verdict = "dropped" if answering else "failed" if failed else "kept"
+    return {"id": task.id, "verdict": verdict, "segments": len(segments), "answering_segments": answering,
+            "errors": failed}
+
+
+def build(tasks: list[Task], llm: LLMClient, out: str | Path, segment_tokens: int = 8192,
+          context_window: int = 131_072, progress: bool = True) -> dict[str, Any]:
+    """Run the filter over `tasks`, resuming from `out`'s log; write and return the kept ids with evidence."""
+    from .methods.base import run_sync
+
+    out = Path(out)
+    if segment_tokens <= 0:
+        raise ValueError(f"segment_tokens must be positive, got {segment_tokens}")
+    log = out.with_suffix(".log.jsonl")
+    done = {}
+    if log.exists():
+        for line in log.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record["verdict"] != "failed":
+                done[record["id"]] = record
+    todo = [t for t in tasks if t.id not in done]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8") as sink:
+        for task in tqdm(todo, desc="∞Bench+ filter", unit="sample", disable=not progress):
+            record = run_sync(judge_sample(task, llm, segment_tokens, context_window))
+            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+            sink.flush()
+            if record["verdict"] != "failed":
+                done[task.id] = record
+    records = [done.get(t.id) or {"id": t.id, "verdict": "failed"} for t in tasks]
+    result = {"kept": [r["id"] for r in records if r["verdict"] == "kept"],
+              "dropped": [{"id": r["id"], "evidence": r["answering_segments"]} for r in records
+                          if r["verdict"] == "dropped"],
+              "failed": [r["id"] for r in records if r["verdict"] == "failed"],
+              "settings": {"segment_tokens": segment_tokens, "model": llm.model, "samples": len(tasks)}}
+    out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+    return result
