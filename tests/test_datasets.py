@@ -179,3 +179,19 @@ def test_a_corrupt_download_is_fetched_again(tmp_path, monkeypatch, capsys):
     assert "sha256 mismatch" in capsys.readouterr().err
     with pytest.raises(ValueError, match="unknown artifact"):
         sources.fetch("nope")
+
+
+def test_data_cli_shows_tasks_and_rejects_bad_options(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "tasks.jsonl"
+    run = subprocess.run([sys.executable, "-m", "extlib.cli", "data", "--show", "hotpotqa-longdoc", "--n", "1",
+                          "--input-tokens", "900", "--option", "order=reverse", "--out", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    row = json.loads(out.read_text())
+    assert row["meta"]["order"] == "reverse" and row["meta"]["input_tokens"] == 900 and row["id"] in run.stdout
+    bad = subprocess.run([sys.executable, "-m", "extlib.cli", "data", "--show", "hotpotqa", "--option", "order"],
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "write KEY=VALUE" in bad.stderr

@@ -128,3 +128,16 @@ def test_remote_endpoint_path_unknown_model_and_prompt_too_long(local_server):
     too_long = cli(*base, "--question", long_question, "--model", TEST_MODEL, "--chunk-tokens", "2048")
     assert too_long.returncode == 2 and "--context-window" in too_long.stderr.decode()
     assert b"Traceback" not in unknown.stderr + too_long.stderr
+
+
+def test_infbench_plus_on_the_bundled_model_keeps_or_drops_every_sample(tmp_path):
+    out = tmp_path / "plus.json"
+    result = cli("infbench-plus", "--dataset", "hotpotqa-longdoc", "--input-tokens", "1500", "--n", "2",
+                 "--segment-tokens", "512", "--out", str(out), "--local-model", TEST_MODEL,
+                 "--context-window", str(TEST_WINDOW))
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    written = json.loads(out.read_text())
+    assert written["failed"] == [] and len(written["kept"]) + len(written["dropped"]) == 2
+    log = [json.loads(line) for line in out.with_suffix(".log.jsonl").read_text().splitlines()]
+    assert [r["segments"] for r in log] == [3, 3]  # 1,500 tokens in 512-token segments
+    assert "kept" in result.stdout.decode()
