@@ -12,7 +12,7 @@ $(BIN)/extagents: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	@echo ">>> building llama.cpp (llama-cpp-python) from source: about 10 minutes on 2 cores, once"
-	$(BIN)/pip install -e '.[local,dev]'
+	$(BIN)/pip install -e '.[local,dev,notebooks]'
 	touch $@
 
 setup: $(BIN)/extagents

@@ -14,7 +14,6 @@ import resource
 import statistics
 import time
 import tracemalloc
-from pathlib import Path
 
 
 def _rss_mb() -> float:
