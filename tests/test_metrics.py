@@ -42,6 +42,8 @@ def test_zh_normalization_and_character_f1():
     assert normalize_zh_answer("Hello, World!") == "helloworld"
     assert score("北京市", ["北京"], "zh")["f1"] == pytest.approx(2 * (2 / 3) * 1 / (2 / 3 + 1))
     assert score("「红楼梦」", ["红楼梦"], "zh") == {"f1": 1.0, "em": 1.0}
+    # max over the golds, as in a published prediction file
+    assert score("是无嗔大师。", ["毒手药王", "无嗔大师"], "zh")["f1"] == pytest.approx(2 * 0.8 * 1 / 1.8)
     # the official punctuation list has 》 but not 《, so one character is left over
     assert score("《红楼梦》", ["红楼梦"], "zh")["f1"] == pytest.approx(2 * 0.75 * 1 / 1.75)
 

