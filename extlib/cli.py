@@ -126,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     plus.add_argument("--segment-tokens", type=_positive, default=8192, help="segment length (paper: 8k)")
     plus.add_argument("--out", required=True, help="JSON file of kept ids and evidence (a .log.jsonl beside it "
                       "lets an interrupted run resume)")
+    plus.add_argument("--no-verify", action="store_true", help="take every Yes at its word (strong judges); by "
+                      "default a Yes counts only if its quote is the segment's text and holds the answer")
     plus.add_argument("--context-window", type=_positive, default=8192)
     plus.add_argument("--concurrency", type=_positive, default=4)
     _engine_args(plus)
@@ -297,7 +299,8 @@ def infbench_plus(args: argparse.Namespace) -> int:
         llm = _main_client(args, stack, cache)
         extra = {"if_shorter": "whole"} if "if_shorter" in dataset_options(args.dataset) else {}
         tasks = _load(args, llm.tokenizer, **extra)
-        result = infbench_plus_build(tasks, llm, args.out, args.segment_tokens, args.context_window)
+        result = infbench_plus_build(tasks, llm, args.out, args.segment_tokens, args.context_window,
+                                     verify=not args.no_verify)
     print(f"kept {len(result['kept'])}, dropped {len(result['dropped'])} (answerable from one segment), "
           f"failed {len(result['failed'])} of {len(tasks)}; written to {args.out}")
     return 1 if result["failed"] else 0

@@ -3,8 +3,12 @@
 For each sample the LLM reads every `segment_tokens` piece of the document with the question and the
 reference answer and says whether that piece alone gives the answer; a sample any piece answers is
 dropped. The paper used gpt-4o-mini and 8k-token segments; its prompt is not published, so this one is
-ours. Per-sample verdicts are appended to a JSONL log as they finish, so an interrupted run resumes, and a
-sample whose calls failed is recorded as failed (neither kept nor dropped) and retried on the next run.
+ours. With `verify` (the default) a Yes counts only when the sentence it quotes is the segment's own text
+and holds the answer: the bundled 1.5B model, shown the reference answer, says Yes to nearly every segment
+(it "quoted" Shakespeare as the source of "1970s and 1980s"), which would drop every sample.
+
+Per-sample verdicts are appended to a JSONL log as they finish, so an interrupted run resumes; a sample
+whose calls failed is recorded as failed (neither kept nor dropped) and retried on the next run.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from typing import Any
 
 from tqdm import tqdm
 
+from .agents import content_words, grounding
 from .chunking import encode_long, fixed_chunks
 from .llm import LLMClient, LLMError
 from .methods.base import CHAT_OVERHEAD_TOKENS, PromptTooLong
+from .metrics import normalize_answer
 from .trace import Task
 
 PROMPTS = {
@@ -37,7 +43,24 @@ def says_yes(reply: str) -> bool:
     return first.startswith(("yes", "是", "能", "可以"))
 
 
-async def judge_sample(task: Task, llm: LLMClient, segment_tokens: int, context_window: int) -> dict[str, Any]:
+def quote_supports(reply: str, segment: str, answers: list[str], min_grounding: float = 0.8) -> bool:
+    """The quote (the reply after its Yes line) is the segment's own text (most of its words occur there)
+    and contains all words of a gold answer; a yes/no answer needs only the grounded quote."""
+    quote = " ".join(reply.strip().splitlines()[1:])
+    words = content_words(quote)
+    if not words or grounding(words, segment) < min_grounding:
+        return False
+    for answer in answers:
+        if normalize_answer(answer) in ("yes", "no"):
+            return True
+        needed = content_words(answer) or set(normalize_answer(answer).split())
+        if needed and needed <= words:
+            return True
+    return False
+
+
+async def judge_sample(task: Task, llm: LLMClient, segment_tokens: int, context_window: int,
+                       verify: bool = True) -> dict[str, Any]:
     template = PROMPTS[task.lang]
     fixed = llm.count_tokens(template.format(segment="", question=task.question, answer=" / ".join(task.answers)))
     if fixed + segment_tokens + VERDICT_TOKENS + CHAT_OVERHEAD_TOKENS > context_window:
@@ -52,15 +75,17 @@ async def judge_sample(task: Task, llm: LLMClient, segment_tokens: int, context_
     for r in replies:
         if isinstance(r, BaseException) and not isinstance(r, LLMError):
             raise r
-    answering = [{"segment": i, "reply": r.text.strip()} for i, r in enumerate(replies)
-                 if not isinstance(r, BaseException) and says_yes(r.text)]
+    yes = [{"segment": i, "reply": r.text.strip(),
+            "verified": quote_supports(r.text, segments[i], task.answers) if verify else None}
+           for i, r in enumerate(replies) if not isinstance(r, BaseException) and says_yes(r.text)]
+    answering = [y for y in yes if y["verified"] is not False]
     verdict = "dropped" if answering else "failed" if failed else "kept"
     return {"id": task.id, "verdict": verdict, "segments": len(segments), "answering_segments": answering,
-            "errors": failed}
+            "unverified_yes": [y for y in yes if y["verified"] is False], "errors": failed}
 
 
 def build(tasks: list[Task], llm: LLMClient, out: str | Path, segment_tokens: int = 8192,
-          context_window: int = 131_072, progress: bool = True) -> dict[str, Any]:
+          context_window: int = 131_072, verify: bool = True, progress: bool = True) -> dict[str, Any]:
     """Run the filter over `tasks`, resuming from `out`'s log; write and return the kept ids with evidence."""
     from .methods.base import run_sync
 
@@ -68,17 +93,19 @@ def build(tasks: list[Task], llm: LLMClient, out: str | Path, segment_tokens: in
     if segment_tokens <= 0:
         raise ValueError(f"segment_tokens must be positive, got {segment_tokens}")
     log = out.with_suffix(".log.jsonl")
+    settings = {"segment_tokens": segment_tokens, "model": llm.model, "verify": verify}
     done = {}
-    if log.exists():
+    if log.exists():  # verdicts made with other settings do not count
         for line in log.read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
-            if record["verdict"] != "failed":
+            if record["verdict"] != "failed" and record.get("settings") == settings:
                 done[record["id"]] = record
     todo = [t for t in tasks if t.id not in done]
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a", encoding="utf-8") as sink:
         for task in tqdm(todo, desc="∞Bench+ filter", unit="sample", disable=not progress):
-            record = run_sync(judge_sample(task, llm, segment_tokens, context_window))
+            record = {**run_sync(judge_sample(task, llm, segment_tokens, context_window, verify)),
+                      "settings": settings}
             sink.write(json.dumps(record, ensure_ascii=False) + "\n")
             sink.flush()
             if record["verdict"] != "failed":
@@ -88,6 +115,6 @@ def build(tasks: list[Task], llm: LLMClient, out: str | Path, segment_tokens: in
               "dropped": [{"id": r["id"], "evidence": r["answering_segments"]} for r in records
                           if r["verdict"] == "dropped"],
               "failed": [r["id"] for r in records if r["verdict"] == "failed"],
-              "settings": {"segment_tokens": segment_tokens, "model": llm.model, "samples": len(tasks)}}
+              "settings": {**settings, "samples": len(tasks)}}
     out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
     return result

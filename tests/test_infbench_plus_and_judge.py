@@ -6,7 +6,7 @@ import openai
 import pytest
 
 from extlib import Task
-from extlib.infbench_plus import build, says_yes
+from extlib.infbench_plus import build, quote_supports, says_yes
 from extlib.judge import JUDGE_PROMPT, judge_rows, parse_judgement
 from extlib.methods import PromptTooLong
 from extlib.testing import scripted_client
@@ -63,6 +63,30 @@ def test_a_sample_whose_calls_fail_is_recorded_and_retried_on_the_next_run(tmp_p
 def test_segments_that_cannot_fit_the_window_are_refused(tmp_path):
     with pytest.raises(PromptTooLong, match="smaller segments or a larger window"):
         build(tasks(), scripted_client(responder), tmp_path / "x.json", segment_tokens=900, context_window=1000)
+
+
+def test_a_yes_whose_quote_is_not_the_segments_text_is_not_evidence(tmp_path):
+    def yes_to_everything(prompt: str) -> str:  # what the 1.5B model did: Yes, quoting whatever it saw
+        return "Yes\nThe key is under the blue stone."
+
+    result = build(tasks()[:2], scripted_client(yes_to_everything), tmp_path / "v.json", segment_tokens=200,
+                   context_window=1000, progress=False)
+    assert result["kept"] == ["spread"]  # its segments never say where the key is: every Yes is unverified
+    log = [json.loads(line) for line in (tmp_path / "v.log.jsonl").read_text().splitlines()]
+    assert log[1]["unverified_yes"] and not log[1]["answering_segments"]
+    trusting = build(tasks()[:2], scripted_client(yes_to_everything), tmp_path / "t.json", segment_tokens=200,
+                     context_window=1000, verify=False, progress=False)
+    assert trusting["kept"] == []
+
+
+def test_quote_support_rules():
+    segment = "Filler. The Medellín Cartel operated throughout the 1970s and 1980s in Bolivia. More filler."
+    assert quote_supports("Yes\nThe Medellín Cartel operated throughout the 1970s and 1980s", segment,
+                          ["1970s and 1980s"])
+    assert not quote_supports("Yes\nThe king, his brother, and yours abide", segment, ["1970s and 1980s"])
+    assert not quote_supports("Yes\nThe Medellín Cartel operated in Bolivia", segment, ["1970s and 1980s"])
+    assert not quote_supports("Yes", segment, ["1970s and 1980s"])
+    assert quote_supports("Yes\nThe Medellín Cartel operated in Bolivia", segment, ["yes"])
 
 
 def test_verdict_parsing():
