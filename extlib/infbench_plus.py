@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,9 @@ def quote_supports(reply: str, segment: str, answers: list[str], min_grounding: 
     """The quote (the reply after its Yes line) is the segment's own text (most of its words occur there)
     and contains all words of a gold answer; a yes/no answer needs only the grounded quote."""
     quote = " ".join(reply.strip().splitlines()[1:])
+    spans = [a or b for a, b in re.findall(r'"([^"]{20,})"|“([^”]{20,})”', quote)]
+    if spans:  # 'The answer is given in the sentence: "..."': only the quoted sentence is evidence
+        quote = max(spans, key=len)
     words = content_words(quote)
     if not words or grounding(words, segment) < min_grounding:
         return False

@@ -86,6 +86,9 @@ def test_quote_support_rules():
     assert not quote_supports("Yes\nThe king, his brother, and yours abide", segment, ["1970s and 1980s"])
     assert not quote_supports("Yes\nThe Medellín Cartel operated in Bolivia", segment, ["1970s and 1980s"])
     assert not quote_supports("Yes", segment, ["1970s and 1980s"])
+    segment += " The king, his brother, and yours abide all three distracted."
+    assert not quote_supports('Yes\nThe reference answer "1970s and 1980s" is given in the sentence: "The king, '
+                              'his brother, and yours abide all three distracted"', segment, ["1970s and 1980s"])
     assert quote_supports("Yes\nThe Medellín Cartel operated in Bolivia", segment, ["yes"])
 
 
