@@ -85,13 +85,15 @@ def _failed(role: str, round_: int, chunk: int | None, step: int | None, exc: LL
                       cached_tokens=0, start=start, end=end, output="", error=str(exc))
 
 
-async def _call(llm: LLMClient, prompt: str, max_tokens: int, role: str, round_: int, chunk: int | None,
-                step: int | None) -> tuple[str | None, CallRecord]:
+async def call(llm: LLMClient, prompt: str | list[dict], max_tokens: int, role: str, round_: int,
+               chunk: int | None = None, step: int | None = None,
+               stop: list[str] | None = None) -> tuple[str | None, CallRecord]:
+    """One agent call as (text, trace record); a failed call is (None, a record with its error)."""
     import time
 
     start = time.time()
     try:
-        done = await llm.complete(prompt, max_tokens=max_tokens)
+        done = await llm.complete(prompt, max_tokens=max_tokens, stop=stop)
     except LLMError as exc:
         return None, _failed(role, round_, chunk, step, exc, start, time.time())
     return done.text, _record(role, round_, chunk, step, done)
@@ -107,13 +109,13 @@ def seek_prompt(prompts: PromptSet, question: str, chunk: str, shared: list[str]
 
 async def seek(llm: LLMClient, prompts: PromptSet, question: str, chunk: str, index: int, shared: list[str],
                round_: int, max_tokens: int) -> tuple[str | None, CallRecord]:
-    return await _call(llm, seek_prompt(prompts, question, chunk, shared, round_), max_tokens, "seek", round_,
+    return await call(llm, seek_prompt(prompts, question, chunk, shared, round_), max_tokens, "seek", round_,
                        index, None)
 
 
 async def rate(llm: LLMClient, prompts: PromptSet, question: str, message: str, index: int,
                round_: int) -> tuple[float | None, CallRecord]:
-    text, record = await _call(llm, prompts.rate.format(message=message, question=question), 16, "rate",
+    text, record = await call(llm, prompts.rate.format(message=message, question=question), 16, "rate",
                                round_, index, None)
     score = parse_score(text) if text is not None else None
     record.score = score
@@ -141,7 +143,7 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
     when its answer is not stated by the messages. A forced answer without an `Answer:` line falls back to
     the reply's last line (the conclusion of its reasoning)."""
     template = prompts.reason_final if must_answer else prompts.reason
-    text, record = await _call(llm, reason_prompt(prompts, question, messages, must_answer), max_tokens,
+    text, record = await call(llm, reason_prompt(prompts, question, messages, must_answer), max_tokens,
                                "reason", round_, None, len(messages))
     if text is None:
         return None, record

@@ -18,7 +18,7 @@ from .datasets import DATASETS, load_tasks, prepare
 from .datasets import options as dataset_options
 from .infbench_plus import build as infbench_plus_build
 from .llm import LLMClient, LLMError
-from .methods import DirectConfig, DirectInput, ExtAgents, ExtAgentsConfig, run_sync
+from .methods import METHODS, make_method, run_sync
 from .methods.extagents import MODES, RATINGS
 from .models import DEFAULT_MODEL, MODELS, cache_dir, ensure_model
 from .serve import LocalServer
@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--question", required=True)
     ask.add_argument("--lang", choices=LANGS, default="en")
     ask.add_argument("--method", default="extagents",
-                     help="extagents, direct, or a comma list (e.g. extagents,direct) to compare side by side")
+                     help=f"one of {', '.join(METHODS)}, or a comma list (e.g. extagents,direct) to compare")
     ask.add_argument("--trace", help="write every agent call to this JSON file")
     ask.add_argument("--json", action="store_true", help="print the predictions as JSON")
     knobs = ask.add_argument_group("method knobs")
@@ -90,7 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     knobs.add_argument("--input-tokens", type=_positive, help="truncate the document to this many tokens")
     knobs.add_argument("--truncate", choices=("front", "middle"), default="middle")
     knobs.add_argument("--context-window", type=_positive, default=8192, help="L (default 8192)")
-    knobs.add_argument("--rounds", type=_positive, default=5, help="T, synchronization rounds (default 5)")
+    knobs.add_argument("--rounds", type=_positive, help="T, synchronization rounds (default 5; LongAgent and "
+                       "PARSER: 3)")
     knobs.add_argument("--no-gks", action="store_true", help="ablation: agents see only their own message")
     knobs.add_argument("--no-kar", action="store_true", help="ablation: reason over all messages at once")
     knobs.add_argument("--rating", choices=RATINGS, default="llm")
@@ -172,23 +173,15 @@ def _engine_args(engine: argparse._ArgumentGroup | argparse.ArgumentParser) -> N
 
 
 def _methods(args: argparse.Namespace) -> list:
-    methods = []
-    for name in [m.strip() for m in args.method.split(",") if m.strip()]:
-        if name == "extagents":
-            methods.append(ExtAgents(ExtAgentsConfig(
-                chunk_tokens=args.chunk_tokens, context_window=args.context_window, input_tokens=args.input_tokens,
-                truncate=args.truncate, paragraphs=args.paragraphs, overlap=args.overlap, rounds=args.rounds,
-                gks=not args.no_gks, kar=not args.no_kar, rating=args.rating, exclusion=args.exclusion,
-                mode=args.mode, prompt_set=args.prompts, variant=args.variant, grounding=args.grounding,
-                progress=True)))
-        elif name == "direct":
-            methods.append(DirectInput(DirectConfig(context_window=args.context_window,
-                                                    input_tokens=args.input_tokens, truncate=args.truncate)))
-        else:
-            raise UserError(f"unknown method {name!r}; choose extagents or direct")
-    if not methods:
-        raise UserError("--method is empty; choose extagents or direct")
-    return methods
+    names = [m.strip() for m in args.method.split(",") if m.strip()]
+    if not names:
+        raise UserError(f"--method is empty; choose from: {', '.join(METHODS)}")
+    knobs = dict(chunk_tokens=args.chunk_tokens, context_window=args.context_window, input_tokens=args.input_tokens,
+                 truncate=args.truncate, paragraphs=args.paragraphs, overlap=args.overlap, gks=not args.no_gks,
+                 kar=not args.no_kar, rating=args.rating, exclusion=args.exclusion, mode=args.mode,
+                 prompt_set=args.prompts, variant=args.variant, progress=True)
+    knobs.update({k: v for k, v in (("rounds", args.rounds), ("grounding", args.grounding)) if v is not None})
+    return [make_method(name, **knobs) for name in names]
 
 
 async def _check_endpoint(llm: LLMClient) -> None:

@@ -90,11 +90,12 @@ class LLMClient:
         return [m.id async for m in client.models.list()]
 
     async def complete(self, prompt: str | list[dict], max_tokens: int = 256,
-                       temperature: float | None = None) -> Completion:
+                       temperature: float | None = None, stop: list[str] | None = None) -> Completion:
+        """`stop`: generation ends before any of these strings (search agents stop after `</search>`)."""
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
         params = {"max_tokens": max_tokens,
                   "temperature": self.temperature if temperature is None else temperature,
-                  **self.extra_body}
+                  **({"stop": list(stop)} if stop else {}), **self.extra_body}
         key = cache_key(self.model_id, messages, params) if self.cache is not None else None
         if key and (hit := self.cache.get(key)):
             now = time.time()
@@ -111,7 +112,7 @@ class LLMClient:
 
     async def _call_with_retries(self, client: Any, messages: list[dict], params: dict[str, Any]) -> Completion:
         body = dict(params)
-        standard = {k: body.pop(k) for k in ("max_tokens", "temperature")}
+        standard = {k: body.pop(k) for k in ("max_tokens", "temperature", "stop") if k in body}
         for attempt in range(1, self.max_retries + 2):
             start = time.time()
             try:

@@ -57,6 +57,7 @@ class Prediction:
     rounds: int
     calls: list[CallRecord]
     error: str | None = None  # set when the question failed; the row is still kept
+    extra: dict[str, Any] = field(default_factory=dict)  # method-specific measures (e.g. search turns)
 
     @property
     def usage(self) -> dict[str, Any]:
@@ -77,4 +78,4 @@ class Prediction:
 
     def to_dict(self) -> dict[str, Any]:
         return {"task_id": self.task_id, "answer": self.answer, "rounds": self.rounds, "error": self.error,
-                "usage": self.usage, "calls": [asdict(c) for c in self.calls]}
+                "usage": self.usage, "extra": self.extra, "calls": [asdict(c) for c in self.calls]}

@@ -1,0 +1,71 @@
+"""Chain of Agents (Zhang et al., 2024): worker agents read the chunks in order, each passing a summary of
+the evidence so far (its "communication unit") to the next; a manager answers from the last summary.
+
+The worker and manager prompts follow the paper's query-based ones; the manager is also asked for a last
+`Answer:` line, which the small bundled models need to give a short answer. Workers run one after another
+by design, so a question costs one call per chunk in sequence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..agents import call, parse_answer
+from ..chunking import TRUNCATE_SIDES, chunk_text
+from ..llm import LLMClient
+from ..trace import Prediction, Task
+from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+
+WORKER = ("{chunk}\nHere is the summary of the previous source text: {summary}\nQuestion: {question}\n"
+          "You need to read current source text and summary of previous source text (if any) and generate a "
+          "summary to include them both. Later, this summary will be used for other agents to answer the Query, "
+          "if any. So please write the summary that can include the evidence for answering the Query:")
+MANAGER = ("The following are given passages. However, the source text is too long and has been summarized. "
+           "You need to answer based on the summary: \n{summary}\nQuestion: {question}\n"
+           "Reason in one sentence, then write a last line `Answer: <short phrase>`.")
+
+
+@dataclass
+class ChainOfAgentsConfig:
+    chunk_tokens: int = 2048
+    context_window: int = 8192
+    input_tokens: int | None = None
+    truncate: str = "middle"
+    summary_max_tokens: int = 256
+    answer_max_tokens: int = 128
+
+    def __post_init__(self) -> None:
+        if min(self.chunk_tokens, self.context_window, self.summary_max_tokens, self.answer_max_tokens) <= 0:
+            raise ValueError("chunk_tokens, context_window and the max_tokens settings must be positive")
+        if self.truncate not in TRUNCATE_SIDES:
+            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
+
+
+class ChainOfAgents(Method):
+    name = "chain-of-agents"
+
+    def __init__(self, config: ChainOfAgentsConfig | None = None, **knobs) -> None:
+        self.config = config or ChainOfAgentsConfig(**knobs)
+
+    async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
+        cfg = self.config
+        fixed = CHAT_OVERHEAD_TOKENS + llm.count_tokens(WORKER.format(chunk="", summary="", question=task.question))
+        if fixed + cfg.chunk_tokens + 2 * cfg.summary_max_tokens > cfg.context_window:
+            raise PromptTooLong(f"a {cfg.chunk_tokens}-token chunk, the previous summary and the worker prompt do "
+                                f"not fit the {cfg.context_window}-token window")
+        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
+        summary, calls = "", []
+        for i, chunk in enumerate(chunks):  # CU_i = worker_i(chunk_i, CU_{i-1}, q)
+            text, record = await call(llm, WORKER.format(chunk=chunk, summary=summary, question=task.question),
+                                      cfg.summary_max_tokens, "worker", 1, i)
+            calls.append(record)
+            if text is not None:  # a failed worker passes the previous summary on unchanged
+                summary = text.strip()
+        if all(c.error for c in calls):
+            return Prediction(task.id, "", 1, calls, error=f"all {len(calls)} worker calls failed")
+        text, record = await call(reasoning_llm or llm, MANAGER.format(summary=summary, question=task.question),
+                                  cfg.answer_max_tokens, "manager", 1)
+        calls.append(record)
+        if text is None:
+            return Prediction(task.id, "", 1, calls, error=f"manager failed: {record.error}")
+        return Prediction(task.id, parse_answer(text, answer_line=True) or "", 1, calls)

@@ -1,0 +1,148 @@
+"""LLM×MapReduce (Zhou et al., 2024): map every chunk to a structured record (extracted information,
+rationale, answer, confidence), drop chunks with no information, collapse groups of records until they fit
+one window, and reduce them to an answer, settling conflicts by confidence.
+
+Deviations: the paper's prompts use in-context examples to calibrate confidence; here the 0-5 scale is
+described in words. The final answer is asked for on a last `Answer:` line (the small bundled models answer
+the question's bridge entity otherwise, see extlib.prompts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+
+from ..agents import call, parse_answer
+from ..chunking import TRUNCATE_SIDES, chunk_text
+from ..llm import LLMClient
+from ..trace import CallRecord, Prediction, Task
+from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+
+PROTOCOL = """Reply in exactly this format:
+Extracted Information: <the facts in the text that bear on the question, or [NO INFORMATION]>
+Rationale: <how these facts answer the question>
+Answer: <the answer they support, or [NO INFORMATION]>
+Confidence Score: <0 to 5; 5 = the text states the answer outright, 0 = it says nothing about it>"""
+MAP = "Read this part of a long document.\n\n{chunk}\n\nQuestion: {question}\n\n" + PROTOCOL
+COLLAPSE = ("Below are records extracted from consecutive parts of a long document for one question.\n\n"
+            "{records}\n\nQuestion: {question}\n\nMerge them into one record. Keep every fact that bears on the "
+            "question; where records conflict, prefer the one with the higher confidence score.\n\n" + PROTOCOL)
+REDUCE = ("Below are records extracted from all parts of a long document for one question.\n\n{records}\n\n"
+          "Question: {question}\n\nCombine the records to answer the question. Where they conflict, trust "
+          "the records with higher confidence scores. Reason in one or two sentences, then write a last line "
+          "`Answer: <short phrase>` (or `Answer: NO ANSWER` if the records do not give it).")
+_FIELD = re.compile(r"^(Extracted Information|Rationale|Answer|Confidence Score)\s*[:：]\s*(.*)$",
+                    re.IGNORECASE | re.MULTILINE)
+
+
+def parse_record(text: str) -> dict[str, str]:
+    """The protocol's fields (lower-case keys); a field the model left out is empty."""
+    found = {key.lower(): value.strip() for key, value in _FIELD.findall(text)}
+    return {k: found.get(k, "") for k in ("extracted information", "rationale", "answer", "confidence score")}
+
+
+def has_information(record: dict[str, str]) -> bool:
+    info = record["extracted information"]
+    return bool(info) and "NO INFORMATION" not in info.upper()
+
+
+def confidence(record: dict[str, str]) -> float:
+    match = re.search(r"\d+(?:\.\d+)?", record["confidence score"])
+    return min(5.0, float(match.group())) if match else 0.0
+
+
+def format_record(record: dict[str, str]) -> str:
+    return (f"Extracted Information: {record['extracted information']}\nRationale: {record['rationale']}\n"
+            f"Answer: {record['answer']}\nConfidence Score: {record['confidence score'] or '0'}")
+
+
+@dataclass
+class MapReduceConfig:
+    chunk_tokens: int = 2048
+    context_window: int = 8192
+    input_tokens: int | None = None
+    truncate: str = "middle"
+    map_max_tokens: int = 256
+    reduce_max_tokens: int = 128
+    max_collapse_levels: int = 4
+
+    def __post_init__(self) -> None:
+        if min(self.chunk_tokens, self.context_window, self.map_max_tokens, self.reduce_max_tokens) <= 0:
+            raise ValueError("chunk_tokens, context_window and the max_tokens settings must be positive")
+        if self.chunk_tokens >= self.context_window:
+            raise ValueError(f"chunk_tokens ({self.chunk_tokens}) must be below context_window "
+                             f"({self.context_window})")
+        if self.truncate not in TRUNCATE_SIDES:
+            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
+
+
+class LLMxMapReduce(Method):
+    name = "mapreduce"
+
+    def __init__(self, config: MapReduceConfig | None = None, **knobs) -> None:
+        self.config = config or MapReduceConfig(**knobs)
+
+    async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
+        cfg = self.config
+        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
+        overhead = CHAT_OVERHEAD_TOKENS + llm.count_tokens(MAP.format(chunk="", question=task.question))
+        if overhead + cfg.chunk_tokens + cfg.map_max_tokens > cfg.context_window:
+            raise PromptTooLong(f"a {cfg.chunk_tokens}-token chunk, the question and the map prompt do not fit "
+                                f"the {cfg.context_window}-token window")
+        calls: list[CallRecord] = []
+        results = await asyncio.gather(*(call(llm, MAP.format(chunk=c, question=task.question), cfg.map_max_tokens,
+                                              "map", 1, i) for i, c in enumerate(chunks)))
+        calls += [record for _, record in results]
+        if all(text is None for text, _ in results):
+            return Prediction(task.id, "", 1, calls, error=f"all {len(results)} map calls failed")
+        parsed = [(parse_record(text), trace) for text, trace in results if text is not None]
+        for record, trace in parsed:
+            trace.score = confidence(record)
+        records = [record for record, _ in parsed if has_information(record)]  # drop [NO INFORMATION]
+        room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reduce_max_tokens - llm.count_tokens(
+            REDUCE.format(records="", question=task.question))
+        level = 1
+        while sum(llm.count_tokens(format_record(r)) + 2 for r in records) > room:
+            if level > cfg.max_collapse_levels:  # keep the most confident records that fit
+                records = sorted(records, key=confidence, reverse=True)
+                kept, used = [], 0
+                for r in records:
+                    n = llm.count_tokens(format_record(r)) + 2
+                    if used + n <= room:
+                        kept.append(r)
+                        used += n
+                records = kept
+                break
+            level += 1
+            groups = _groups(records, [llm.count_tokens(format_record(r)) + 2 for r in records],
+                             room - cfg.map_max_tokens)
+            collapsed = await asyncio.gather(*(call(
+                llm, COLLAPSE.format(records="\n\n".join(map(format_record, g)), question=task.question),
+                cfg.map_max_tokens, "collapse", level, gi) for gi, g in enumerate(groups)))
+            calls += [record for _, record in collapsed]
+            records = [parse_record(text) if text is not None else max(g, key=confidence)
+                       for (text, _), g in zip(collapsed, groups)]
+            records = [r for r in records if has_information(r)]
+        text, record = await call(reasoning_llm or llm, REDUCE.format(
+            records="\n\n".join(map(format_record, records)) or "(no part of the document had information)",
+            question=task.question), cfg.reduce_max_tokens, "reduce", level + 1)
+        calls.append(record)
+        if text is None:
+            return Prediction(task.id, "", level + 1, calls, error=f"reduce failed: {record.error}")
+        return Prediction(task.id, parse_answer(text, answer_line=True) or "", level + 1, calls,
+                          extra={"map_records_kept": len(records), "collapse_levels": level - 1})
+
+
+def _groups(records: list[dict], sizes: list[int], budget: int) -> list[list[dict]]:
+    """Consecutive records packed into groups of at most `budget` tokens (at least two per group when the
+    budget allows, so every collapse level shrinks the set)."""
+    groups: list[list[dict]] = [[]]
+    used = 0
+    for record, size in zip(records, sizes):
+        if groups[-1] and used + size > budget:
+            groups.append([])
+            used = 0
+        groups[-1].append(record)
+        used += size
+    return groups

@@ -1,0 +1,86 @@
+"""O2-Searcher, prompted: the agent thinks (<think>), searches with up to 5 queries a round (<search> holding
+<query> tags), and answers (<answer>). Each round's results are condensed into short learnings by a separate
+call, and the agent reads the learnings instead of the raw passages, so its context grows slowly.
+Closed-ended questions get a short answer; open-ended ones a Markdown list of findings.
+
+O2-Searcher trains the agent with reinforcement learning and searches the web; here the protocol is prompted
+and the search engine is BM25 over the task's own knowledge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..agents import call, parse_answer
+from ..llm import LLMClient
+from ..passage_search import PassageSearch
+from ..trace import CallRecord, Prediction, Task
+from .base import CHAT_OVERHEAD_TOKENS, Method
+from .search_tools import all_tags, last_tag, results_block
+
+AGENT = ("You answer a question by searching a knowledge source. Each turn, first think inside <think> and "
+         "</think>. Then either search with up to {max_queries} queries, written as <search><query>first query"
+         "</query><query>second query</query></search>, or, when what you have learned is enough, answer inside "
+         "<answer> and </answer>. {answer_style}\nQuestion: {question}\n")
+CLOSED = "The answer is a short phrase, for example <answer> Beijing </answer>."
+OPEN = "The answer is a Markdown list of the findings that answer the question, one finding per line."
+CONDENSE = ("Question: {question}\nSearch queries: {queries}\n\nSearch results:\n{results}\n\nWrite the learnings "
+            "from these results that help answer the question, as short bullet points with names and numbers. "
+            "If nothing helps, write NONE.")
+FORCE = "Give the answer now inside <answer> and </answer>."
+
+
+@dataclass
+class O2SearcherConfig:
+    context_window: int = 8192
+    input_tokens: int | None = None
+    passage_tokens: int = 256
+    open_ended: bool = False
+    max_queries: int = 5
+    top_k: int = 3
+    max_rounds: int = 4
+    max_tokens: int = 256
+
+    def __post_init__(self) -> None:
+        if min(self.context_window, self.passage_tokens, self.max_queries, self.top_k, self.max_rounds,
+               self.max_tokens) <= 0:
+            raise ValueError("every size and limit of O2-Searcher must be positive")
+
+
+class O2Searcher(Method):
+    name = "o2-searcher"
+
+    def __init__(self, config: O2SearcherConfig | None = None, **knobs) -> None:
+        self.config = config or O2SearcherConfig(**knobs)
+
+    async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
+        cfg = self.config
+        search = PassageSearch.from_task(task, llm.tokenizer, cfg.passage_tokens, cfg.input_tokens)
+        messages = [{"role": "user", "content": AGENT.format(
+            max_queries=cfg.max_queries, answer_style=OPEN if cfg.open_ended else CLOSED, question=task.question)}]
+        calls: list[CallRecord] = []
+        queries_per_round: list[int] = []
+        for turn in range(1, cfg.max_rounds + 2):
+            used = sum(llm.count_tokens(m["content"]) for m in messages) + CHAT_OVERHEAD_TOKENS * len(messages)
+            forced = turn > cfg.max_rounds or used + 2 * cfg.max_tokens > cfg.context_window
+            if forced:
+                messages.append({"role": "user", "content": FORCE})
+            text, record = await call(llm, messages, cfg.max_tokens, "answer" if forced else "agent", turn,
+                                      stop=["</search>", "</answer>"])
+            calls.append(record)
+            stats = {"rounds": len(queries_per_round), "queries_per_round": queries_per_round}
+            if text is None:
+                return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
+            answer = last_tag(text, "answer")
+            queries = [] if forced else all_tags(text.split("<answer>")[0] + "</query>", "query")[:cfg.max_queries]
+            if answer is not None or forced or not queries:
+                return Prediction(task.id, answer or parse_answer(text) or "", turn, calls, extra=stats)
+            queries_per_round.append(len(queries))
+            found = list(dict.fromkeys(i for q in queries for i in search.search(q, cfg.top_k)))
+            results = results_block([search.passages[i] for i in found])
+            learned, record = await call(llm, CONDENSE.format(question=task.question, queries="; ".join(queries),
+                                                              results=results), cfg.max_tokens, "condense", turn)
+            calls.append(record)
+            messages += [{"role": "assistant", "content": text.split("</search>")[0] + "</search>"},
+                         {"role": "user", "content": f"<learnings>\n{(learned or 'NONE').strip()}\n</learnings>"}]
+        raise AssertionError("unreachable: the last round is forced to answer")

@@ -1,0 +1,88 @@
+"""ParallelSearch, prompted, next to the sequential Search-R1 agent it extends: the agent reasons in
+<think>, searches with <search>, reads <information>, and answers in <answer>. With `parallel` on, one
+<search> may hold independent sub-queries separated by `##`, all retrieved in the same step; the
+sequential agent searches one query per step. The search engine is BM25 over the task's own knowledge.
+
+Both papers train the agent with reinforcement learning; here the same protocol is prompted. Recorded per
+question, as ParallelSearch reports: LLM turns, searches, the decomposition ratio (share of searches with
+more than one sub-query), and wall time (usage).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..agents import call, parse_answer
+from ..llm import LLMClient
+from ..passage_search import PassageSearch
+from ..trace import CallRecord, Prediction, Task
+from .base import CHAT_OVERHEAD_TOKENS, Method
+from .search_tools import last_tag, results_block
+
+SEARCH_R1 = ("Answer the given question. You must conduct reasoning inside <think> and </think> first every time "
+             "you get new information. After reasoning, if you find you lack some knowledge, you can call a "
+             "search engine by <search> query </search> and it will return the top searched results between "
+             "<information> and </information>. You can search as many times as your want. If you find no "
+             "further external knowledge needed, you can directly provide the answer inside <answer> and "
+             "</answer>, without detailed illustrations. For example, <answer> Beijing </answer>.")
+PARALLEL = (" If the question has independent parts, search them in one step by separating the queries with ##, "
+            "for example <search> first query ## second query </search>; they are searched in parallel.")
+FORCE = "Give the answer now inside <answer> and </answer>."
+
+
+@dataclass
+class SearchAgentConfig:
+    context_window: int = 8192
+    input_tokens: int | None = None
+    passage_tokens: int = 256
+    parallel: bool = True  # ParallelSearch; False = sequential Search-R1
+    top_k: int = 3  # passages per (sub-)query
+    max_turns: int = 4  # searching turns before the answer is forced
+    max_subqueries: int = 4
+    max_tokens: int = 256
+
+    def __post_init__(self) -> None:
+        if min(self.context_window, self.passage_tokens, self.top_k, self.max_turns, self.max_subqueries,
+               self.max_tokens) <= 0:
+            raise ValueError("every size and limit of the search agent must be positive")
+
+
+class SearchAgent(Method):
+    name = "parallelsearch"
+
+    def __init__(self, config: SearchAgentConfig | None = None, **knobs) -> None:
+        self.config = config or SearchAgentConfig(**knobs)
+        if not self.config.parallel:
+            self.name = "search-r1"
+
+    async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
+        cfg = self.config
+        search = PassageSearch.from_task(task, llm.tokenizer, cfg.passage_tokens, cfg.input_tokens)
+        messages = [{"role": "user", "content": SEARCH_R1 + (PARALLEL if cfg.parallel else "") +
+                     f"\nQuestion: {task.question}\n"}]
+        calls: list[CallRecord] = []
+        subqueries: list[int] = []  # sub-queries of each search step
+        for turn in range(1, cfg.max_turns + 2):
+            used = sum(llm.count_tokens(m["content"]) for m in messages) + CHAT_OVERHEAD_TOKENS * len(messages)
+            forced = turn > cfg.max_turns or used + cfg.max_tokens > cfg.context_window
+            if forced:
+                messages.append({"role": "user", "content": FORCE})
+            text, record = await call(llm, messages, cfg.max_tokens, "answer" if forced else "agent", turn,
+                                      stop=["</search>", "</answer>"])
+            calls.append(record)
+            stats = {"turns": len(calls), "searches": len(subqueries), "subqueries": subqueries,
+                     "decomposition_ratio": sum(n > 1 for n in subqueries) / len(subqueries) if subqueries else 0.0}
+            if text is None:
+                return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
+            answer = last_tag(text, "answer")
+            query = None if forced else last_tag(text.split("<answer>")[0], "search")
+            if answer is not None or forced or query is None:
+                return Prediction(task.id, answer or parse_answer(text) or "", turn, calls, extra=stats)
+            parts = [q.strip() for q in query.split("##") if q.strip()] if cfg.parallel else [query]
+            parts = parts[:cfg.max_subqueries]
+            subqueries.append(len(parts))
+            found = list(dict.fromkeys(i for q in parts for i in search.search(q, cfg.top_k)))
+            messages += [{"role": "assistant", "content": text.split("</search>")[0] + "</search>"},
+                         {"role": "user", "content": "<information>" +
+                          results_block([search.passages[i] for i in found]) + "</information>"}]
+        raise AssertionError("unreachable: the last turn is forced to answer")

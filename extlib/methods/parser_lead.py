@@ -1,0 +1,112 @@
+"""PARSER, prompted: a lead agent broadcasts a query to every chunk's subagent in parallel each round,
+aggregates the evidence they return, and either answers or writes a deeper follow-up query conditioned on
+what was found, for at most R rounds.
+
+PARSER trains its lead agent with reinforcement learning; training is out of reach on a CPU, so this is the
+inference protocol with a prompted lead. Evidence is kept only when most of its words occur in the
+subagent's own chunk (the grounding check ExtAgents uses against invented facts), and the lead sees as much
+evidence as fits its window, ranked by BM25 against the question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from ..agents import call, content_words, grounding, is_no_information, parse_answer
+from ..chunking import TRUNCATE_SIDES, chunk_text
+from ..llm import LLMClient
+from ..retrieval import bm25_scores
+from ..trace import CallRecord, Prediction, Task
+from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+from .extagents import top_k_within
+
+SUBAGENT = ("{chunk}\n\nFind evidence in the text above for this query: {query}\nCopy or closely restate the "
+            "sentences that answer it, with names. If the text has nothing on it, write NONE.")
+LEAD = ("You answer a question using evidence that readers of a long document return for your queries.\n\n"
+        "Question: {question}\n\nEvidence so far:\n{evidence}\n\nQueries asked so far: {queries}\n\n{ask}")
+ASK = ("If the evidence answers the question, write `Answer: <short phrase>`. Otherwise write `Query: <a "
+       "deeper query>` asking for the missing fact, using names from the evidence.")
+MUST = "Answer now: reason in one sentence, then write a last line `Answer: <short phrase>`."
+
+
+@dataclass
+class ParserConfig:
+    chunk_tokens: int = 2048
+    context_window: int = 8192
+    input_tokens: int | None = None
+    truncate: str = "middle"
+    rounds: int = 3  # R
+    grounding: float = 0.75
+    evidence_max_tokens: int = 160
+    lead_max_tokens: int = 128
+
+    def __post_init__(self) -> None:
+        if min(self.chunk_tokens, self.context_window, self.rounds, self.evidence_max_tokens,
+               self.lead_max_tokens) <= 0:
+            raise ValueError("chunk_tokens, context_window, rounds and the max_tokens settings must be positive")
+        if not 0.0 <= self.grounding <= 1.0:
+            raise ValueError(f"grounding must be in [0, 1], got {self.grounding}")
+        if self.truncate not in TRUNCATE_SIDES:
+            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
+
+
+class ParserPrompted(Method):
+    name = "parser"
+
+    def __init__(self, config: ParserConfig | None = None, **knobs) -> None:
+        self.config = config or ParserConfig(**knobs)
+
+    async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
+        cfg, lead = self.config, reasoning_llm or llm
+        fixed = CHAT_OVERHEAD_TOKENS + llm.count_tokens(SUBAGENT.format(chunk="", query=task.question))
+        if fixed + cfg.chunk_tokens + cfg.evidence_max_tokens > cfg.context_window:
+            raise PromptTooLong(f"a {cfg.chunk_tokens}-token chunk and the subagent prompt do not fit the "
+                                f"{cfg.context_window}-token window")
+        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
+        evidence: list[str] = []
+        queries = [task.question]  # round 1 broadcasts the question itself
+        calls: list[CallRecord] = []
+        room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.lead_max_tokens - llm.count_tokens(
+            LEAD.format(question=task.question, evidence="", queries="", ask=ASK)) - 64
+        for t in range(1, cfg.rounds + 1):
+            results = await asyncio.gather(*(call(llm, SUBAGENT.format(chunk=c, query=queries[-1]),
+                                                  cfg.evidence_max_tokens, "subagent", t, i)
+                                             for i, c in enumerate(chunks)))
+            calls += [r for _, r in results]
+            query_words = content_words(queries[-1])
+            for i, (text, record) in enumerate(results):
+                if text is None or is_no_information(text) or text.strip().upper().startswith("NONE"):
+                    continue
+                words = content_words(text) - query_words
+                support = grounding(words, chunks[i])
+                if support < cfg.grounding:
+                    record.dropped = f"ungrounded: {support:.2f} of its words are in the chunk"
+                elif text.strip() not in evidence:
+                    evidence.append(text.strip())
+            scores = bm25_scores(task.question, evidence)
+            ranked = [evidence[i] for i in sorted(range(len(evidence)), key=lambda i: -scores[i])]
+            shown = "\n".join(f"- {e}" for e in top_k_within(ranked, [llm.count_tokens(e) + 2 for e in ranked], room))
+            for ask in (MUST,) if t == cfg.rounds else (ASK, MUST):  # MUST again only if it neither asked nor answered
+                text, record = await call(lead, LEAD.format(question=task.question, evidence=shown or "(none yet)",
+                                                            queries="; ".join(queries), ask=ask),
+                                          cfg.lead_max_tokens, "lead", t)
+                calls.append(record)
+                if text is None:
+                    return Prediction(task.id, "", t, calls, error=f"lead failed: {record.error}")
+                answer, query = parse_answer(text, answer_line=True), _query(text)
+                if answer is not None or ask is MUST:
+                    return Prediction(task.id, answer or "", t, calls,
+                                      extra={"queries": queries, "evidence": len(evidence)})
+                if query is not None:
+                    queries.append(query)
+                    break
+        raise AssertionError("unreachable: the last round always answers")
+
+
+def _query(text: str) -> str | None:
+    for line in text.splitlines():
+        head, sep, rest = line.partition(":")
+        if sep and head.strip().strip("*`").lower() == "query" and rest.strip():
+            return rest.strip()
+    return None

@@ -1,0 +1,20 @@
+"""What the search agents share: reading their tagged output and showing them retrieved passages."""
+
+from __future__ import annotations
+
+import re
+
+
+def last_tag(text: str, name: str) -> str | None:
+    """The content of the last <name>...</name> in text (an unclosed last tag counts: stop strings cut
+    the closing tag off), or None."""
+    found = re.findall(rf"<{name}>(.*?)(?:</{name}>|$)", text, re.DOTALL | re.IGNORECASE)
+    return found[-1].strip() if found and found[-1].strip() else None
+
+
+def all_tags(text: str, name: str) -> list[str]:
+    return [t.strip() for t in re.findall(rf"<{name}>(.*?)</{name}>", text, re.DOTALL | re.IGNORECASE) if t.strip()]
+
+
+def results_block(passages: list[str]) -> str:
+    return "\n".join(f"Doc {i + 1}: {p.strip()}" for i, p in enumerate(passages))

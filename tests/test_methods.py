@@ -1,0 +1,252 @@
+"""Control flow of every baseline and related method, driven by a scripted LLM (never a result)."""
+
+import re
+
+import openai
+import pytest
+
+from extlib import Task
+from extlib.methods import METHODS, Demo, PromptTooLong, make_method
+from extlib.methods.mapreduce import parse_record
+from extlib.testing import scripted_client
+
+FILLER = "The harbour town has grey stone houses and loud gulls. " * 6
+DOC = "\n\n".join([FILLER, "Tobias Wrenfield was born in the village of Kettleby.", FILLER,
+                   "The village of Kettleby lies in the county of Rutland.", FILLER])
+QUESTION = "In which county was Tobias Wrenfield born?"
+
+
+def task(**extra) -> Task:
+    return Task("q1", QUESTION, DOC, ["Rutland"], **extra)
+
+
+def chunk_of(prompt: str) -> str:
+    return prompt.split("Question:")[0]
+
+
+def test_make_method_builds_every_method_and_filters_knobs():
+    for name in METHODS:
+        method = make_method(name, chunk_tokens=256, context_window=2048, rounds=2, gks=False)
+        assert method.name == name
+    assert make_method("search-r1", parallel=True).config.parallel is False  # the fixed setting wins
+    with pytest.raises(ValueError, match="unknown method 'mapreduse'"):
+        make_method("mapreduse")
+
+
+def test_mapreduce_drops_no_information_and_reduces_by_confidence():
+    def responder(prompt: str) -> str:
+        if prompt.startswith("Below are records"):
+            assert "Kettleby" in prompt and "[NO INFORMATION]" not in prompt
+            return "Kettleby lies in Rutland.\nAnswer: Rutland"
+        text = chunk_of(prompt)
+        if "Kettleby" in text:
+            return (f"Extracted Information: {text.strip()[-60:]}\nRationale: it names the place\n"
+                    "Answer: Kettleby\nConfidence Score: 4")
+        return "Extracted Information: [NO INFORMATION]\nRationale: none\nAnswer: [NO INFORMATION]\nConfidence Score: 0"
+
+    llm = scripted_client(responder)
+    prediction = make_method("mapreduce", chunk_tokens=64, context_window=2048).run(task(), llm)
+    maps = [c for c in prediction.calls if c.role == "map"]
+    assert prediction.answer == "Rutland" and len(maps) == -(-len(DOC.encode()) // 64)
+    assert prediction.extra["map_records_kept"] == sum(c.score == 4 for c in maps) > 0
+    assert prediction.calls[-1].role == "reduce"
+
+
+def test_mapreduce_collapses_groups_until_they_fit():
+    def responder(prompt: str) -> str:
+        if prompt.startswith("Below are records extracted from all"):
+            return "Answer: Rutland"
+        return ("Extracted Information: " + "a relevant fact " * 30 + "\nRationale: r\nAnswer: Rutland\n"
+                "Confidence Score: 3")
+
+    llm = scripted_client(responder)
+    prediction = make_method("mapreduce", chunk_tokens=64, context_window=1400).run(task(), llm)
+    collapses = [c for c in prediction.calls if c.role == "collapse"]
+    assert collapses and prediction.answer == "Rutland" and prediction.extra["collapse_levels"] >= 1
+    reduce_prompt = llm._client.prompts[-1]
+    assert len(reduce_prompt.encode()) < 1400
+
+
+def test_parse_record_reads_the_protocol():
+    record = parse_record("Extracted Information: X was born in Y.\nRationale: states it\nAnswer: Y\n"
+                          "Confidence Score: 5")
+    assert record == {"extracted information": "X was born in Y.", "rationale": "states it", "answer": "Y",
+                      "confidence score": "5"}
+
+
+def test_chain_of_agents_passes_each_summary_to_the_next_worker():
+    seen = []
+
+    def responder(prompt: str) -> str:
+        if prompt.startswith("The following are given passages"):
+            assert f"summary {len(seen)}\n" in prompt  # the last worker's summary
+            return "The summary says Rutland.\nAnswer: Rutland"
+        seen.append(prompt)
+        return f"summary {len(seen)}"
+
+    llm = scripted_client(responder)
+    prediction = make_method("chain-of-agents", chunk_tokens=256, context_window=2048).run(task(), llm)
+    assert prediction.answer == "Rutland" and len(seen) == -(-len(DOC.encode()) // 256)
+    for i in range(1, len(seen)):
+        assert f"summary of the previous source text: summary {i}\n" in seen[i]
+
+
+def test_longagent_resolves_conflicting_members_before_the_leader_answers():
+    leader_prompts = []
+
+    def responder(prompt: str) -> str:
+        if prompt.startswith("You lead a team"):
+            leader_prompts.append(prompt)
+            return "Instruction: Where was Tobias Wrenfield born?" if len(leader_prompts) == 1 else "Answer: Rutland"
+        if prompt.startswith("Two readers disagree"):
+            return "Tobias Wrenfield was born in Kettleby."
+        text = prompt.split("From the text above only")[0]
+        if "Tobias" in text:
+            return "Tobias Wrenfield was born in Kettleby."
+        if "Kettleby lies" in text:
+            return "He was born in London."  # an invented answer that conflicts
+        return "NONE"
+
+    llm = scripted_client(responder)
+    prediction = make_method("longagent", chunk_tokens=128, context_window=2048).run(task(), llm)
+    assert prediction.answer == "Rutland" and prediction.extra["conflicts_resolved"] == 1
+    assert any(c.role == "resolve" for c in prediction.calls)
+    assert "Kettleby" in leader_prompts[1] and "London" not in leader_prompts[1]
+
+
+def test_drag_fills_the_window_best_passage_next_to_the_question():
+    passages = [f"Passage {i} about gulls and stone." for i in range(40)] + [
+        "Tobias Wrenfield was born in Kettleby, Rutland."]
+    prompts = []
+
+    def responder(prompt: str) -> str:
+        prompts.append(prompt)
+        return "Rutland\nextra lines are ignored"
+
+    demo = Demo("Who built the lighthouse?", ["The lighthouse was built by Ann Hale."], "Ann Hale")
+    llm = scripted_client(responder)
+    prediction = make_method("drag", context_window=700, demonstrations=[demo]).run(
+        Task("q", QUESTION, "\n\n".join(passages), ["Rutland"], passages=passages), llm)
+    assert prediction.answer == "Rutland"
+    assert prompts[0].index("Ann Hale") < prompts[0].index("Kettleby, Rutland") < prompts[0].index("Question: In")
+    documents = re.findall(r"Document \[(\d+)\]: (.*)", prompts[0])
+    assert "Kettleby" in documents[-1][1] and 1 < len(documents) < 41  # the best is last; the window is full
+    assert len(prompts[0].encode()) <= 700
+
+
+def test_iterdrag_follows_up_retrieves_and_answers():
+    passages = ["Tobias Wrenfield was born in Kettleby.", "Kettleby lies in the county of Rutland."] + [
+        f"Gulls and stone houses {i}." for i in range(30)]
+    prompts = []
+
+    def responder(prompt: str) -> str:
+        prompts.append(prompt)
+        if prompt.endswith("Intermediate answer:"):
+            return "Kettleby lies in Rutland."
+        if "\nFollow up: Which" in prompt:
+            return "So the final answer is: Rutland."
+        return "Follow up: Which county is Kettleby in?"
+
+    llm = scripted_client(responder)
+    prediction = make_method("iterdrag", context_window=2048, passages_per_step=1).run(
+        Task("q", QUESTION, "\n\n".join(passages), ["Rutland"], passages=passages), llm)
+    assert prediction.answer == "Rutland" and prediction.extra["sub_queries"] == 1
+    assert [c.role for c in prediction.calls] == ["plan", "intermediate", "plan"]
+    assert "Follow up: Which county is Kettleby in?\nIntermediate answer: Kettleby lies in Rutland" in prompts[-1]
+
+
+def test_parser_lead_asks_a_deeper_query_and_drops_ungrounded_evidence():
+    lead_prompts = []
+
+    def responder(prompt: str) -> str:
+        if prompt.startswith("You answer a question"):
+            lead_prompts.append(prompt)
+            if len(lead_prompts) == 1:
+                return "Query: Which county is the village of Kettleby in?"
+            return "Kettleby is in Rutland.\nAnswer: Rutland"
+        text, query = prompt.split("Find evidence in the text above for this query: ")
+        if "Tobias" in text and "Tobias" in query:
+            return "Tobias Wrenfield was born in the village of Kettleby."
+        if "Rutland" in text and "Kettleby" in query:
+            return "The village of Kettleby lies in the county of Rutland."
+        return "Tobias Wrenfield was born in Paris, France." if "Tobias" in query else "NONE"
+
+    llm = scripted_client(responder)
+    prediction = make_method("parser", chunk_tokens=64, context_window=2048, rounds=3).run(task(), llm)
+    assert prediction.answer == "Rutland" and prediction.rounds == 2
+    assert prediction.extra["queries"] == [QUESTION, "Which county is the village of Kettleby in?"]
+    assert any(c.dropped and c.dropped.startswith("ungrounded") for c in prediction.calls)
+    assert "Paris" not in lead_prompts[0] and "Kettleby" in lead_prompts[0]
+    subagents = [c for c in prediction.calls if c.role == "subagent"]
+    assert len(subagents) == 2 * -(-len(DOC.encode()) // 64)  # every chunk, every round, in parallel
+
+
+@pytest.mark.parametrize("name", ["parallelsearch", "search-r1"])
+def test_search_agents_split_sub_queries_only_in_parallel_mode(name):
+    passages = ["Tobias Wrenfield was born in Kettleby.", "Kettleby lies in the county of Rutland."] + [
+        f"Gulls and stone houses {i}." for i in range(30)]
+    turns = []
+
+    def responder(prompt: str) -> str:
+        turns.append(prompt)
+        if prompt.startswith("<information>"):
+            return "<think>Found both.</think><answer> Rutland </answer>"
+        return "<think>Two parts.</think><search> Tobias Wrenfield born ## Kettleby county </search>"
+
+    llm = scripted_client(responder)
+    prediction = make_method(name, context_window=4096, top_k=1).run(
+        Task("q", QUESTION, "\n\n".join(passages), ["Rutland"], passages=passages), llm)
+    assert prediction.answer == "Rutland" and prediction.extra["turns"] == 2 and prediction.extra["searches"] == 1
+    if name == "parallelsearch":
+        assert prediction.extra["decomposition_ratio"] == 1.0
+        assert "born in Kettleby" in turns[1] and "county of Rutland" in turns[1]
+    else:
+        assert prediction.extra["decomposition_ratio"] == 0.0 and turns[1].count("Doc ") == 1
+
+
+def test_search_agent_is_forced_to_answer_after_its_turn_limit():
+    llm = scripted_client(lambda p: "<search> gulls </search>" if p != "Give the answer now inside <answer> and "
+                          "</answer>." else "<answer> Rutland </answer>")
+    prediction = make_method("parallelsearch", max_turns=2).run(task(), llm)
+    assert prediction.answer == "Rutland" and prediction.extra["searches"] == 2 and len(prediction.calls) == 3
+
+
+def test_o2_searcher_condenses_each_round_into_learnings():
+    prompts = []
+
+    def responder(prompt: str) -> str:
+        prompts.append(prompt)
+        if prompt.startswith("Question:"):  # the condensing call
+            return "- Tobias Wrenfield was born in Kettleby.\n- Kettleby lies in Rutland."
+        if prompt.startswith("<learnings>"):
+            return "<think>Enough.</think><answer> Rutland </answer>"
+        return ("<think>Search.</think><search>" + "".join(f"<query>q{i} Kettleby</query>" for i in range(7)) +
+                "</search>")
+
+    llm = scripted_client(responder)
+    prediction = make_method("o2-searcher", context_window=4096).run(task(), llm)
+    assert prediction.answer == "Rutland" and prediction.extra["queries_per_round"] == [5]  # at most 5
+    assert [c.role for c in prediction.calls] == ["agent", "condense", "agent"]
+    assert "Kettleby lies in Rutland" in prompts[-1] and "Doc 1" not in prompts[-1]  # learnings, not raw passages
+    open_ended = make_method("o2-searcher", open_ended=True)
+    assert open_ended.config.open_ended
+
+
+@pytest.mark.parametrize("name", [n for n in METHODS if n not in ("extagents", "direct")])
+def test_a_failing_server_gives_a_prediction_with_an_error_not_an_exception(name):
+    def down(prompt: str) -> str:
+        raise openai.APIConnectionError(request=None)
+
+    prediction = make_method(name, chunk_tokens=64, context_window=2048).run(task(), scripted_client(down,
+                                                                                                   max_retries=1))
+    assert prediction.error and prediction.answer == "" and prediction.calls
+    assert all(c.error for c in prediction.calls)
+
+
+def test_windows_too_small_are_refused_with_the_reason():
+    for name, knobs in [("mapreduce", {"chunk_tokens": 900}), ("chain-of-agents", {"chunk_tokens": 900}),
+                        ("parser", {"chunk_tokens": 900})]:
+        with pytest.raises(PromptTooLong):
+            make_method(name, context_window=1000, **knobs).run(task(), scripted_client(lambda p: "x"))
+    with pytest.raises(ValueError, match="two chunks at once"):
+        make_method("longagent", chunk_tokens=600, context_window=1000)
