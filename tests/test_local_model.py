@@ -90,8 +90,9 @@ def test_a_persistent_server_is_reused_and_left_running_a_private_one_is_not_reu
 
 
 PROBE = """
-import sys, time
+import signal, sys, time
 from extlib import LocalServer
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits SIGINT ignored
 server = LocalServer(sys.argv[1], context_window=1024, progress=False).start()
 print(server.process.pid, flush=True)
 time.sleep(600)
@@ -141,3 +142,17 @@ def test_infbench_plus_on_the_bundled_model_keeps_or_drops_every_sample(tmp_path
     log = [json.loads(line) for line in out.with_suffix(".log.jsonl").read_text().splitlines()]
     assert [r["segments"] for r in log] == [3, 3]  # 1,500 tokens in 512-token segments
     assert "kept" in result.stdout.decode()
+
+
+@pytest.mark.parametrize("name", ["mapreduce", "chain-of-agents", "longagent", "drag", "iterdrag", "parser",
+                                  "parallelsearch", "search-r1", "o2-searcher"])
+def test_every_method_runs_end_to_end_on_the_bundled_model(local_server, name):
+    from extlib.methods import make_method
+
+    task = Task("harbour", QUESTION, (DATA / "harbour.txt").read_text(encoding="utf-8"), ["Ezra Holloway"])
+    method = make_method(name, chunk_tokens=64, context_window=TEST_WINDOW, passage_tokens=64, rounds=2,
+                         max_steps=2, max_turns=2, max_rounds=2)
+    prediction = method.run(task, local_server.client())
+    assert prediction.error is None, prediction.error
+    assert prediction.calls and all(c.error is None and c.prompt_tokens > 0 for c in prediction.calls)
+    assert prediction.usage["completion_tokens"] > 0 and isinstance(prediction.answer, str)
