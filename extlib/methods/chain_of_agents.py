@@ -68,4 +68,4 @@ class ChainOfAgents(Method):
         calls.append(record)
         if text is None:
             return Prediction(task.id, "", 1, calls, error=f"manager failed: {record.error}")
-        return Prediction(task.id, parse_answer(text, answer_line=True) or "", 1, calls)
+        return Prediction(task.id, parse_answer(text) or "", 1, calls)

@@ -83,7 +83,7 @@ class LongAgent(Method):
             calls.append(record)
             if text is None:
                 return Prediction(task.id, "", t, calls, error=f"leader failed: {record.error}")
-            answer = parse_answer(text, answer_line=True)
+            answer = parse_answer(text, answer_line=not final)  # a forced reply without the line: its first line
             instruction = _instruction(text)
             if answer is not None or final or not instruction:
                 if answer is None and not final:  # no instruction and no answer: make it answer

@@ -130,7 +130,7 @@ class LLMxMapReduce(Method):
         calls.append(record)
         if text is None:
             return Prediction(task.id, "", level + 1, calls, error=f"reduce failed: {record.error}")
-        return Prediction(task.id, parse_answer(text, answer_line=True) or "", level + 1, calls,
+        return Prediction(task.id, parse_answer(text) or "", level + 1, calls,
                           extra={"map_records_kept": len(records), "collapse_levels": level - 1})
 
 

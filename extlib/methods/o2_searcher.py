@@ -16,7 +16,7 @@ from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
 from .base import CHAT_OVERHEAD_TOKENS, Method
-from .search_tools import all_tags, last_tag, results_block
+from .search_tools import all_tags, last_tag, results_block, without_tags
 
 AGENT = ("You answer a question by searching a knowledge source. Each turn, first think inside <think> and "
          "</think>. Then either search with up to {max_queries} queries, written as <search><query>first query"
@@ -60,9 +60,10 @@ class O2Searcher(Method):
             max_queries=cfg.max_queries, answer_style=OPEN if cfg.open_ended else CLOSED, question=task.question)}]
         calls: list[CallRecord] = []
         queries_per_round: list[int] = []
+        stalled = False  # a reply with neither a search nor an answer: ask for the answer
         for turn in range(1, cfg.max_rounds + 2):
             used = sum(llm.count_tokens(m["content"]) for m in messages) + CHAT_OVERHEAD_TOKENS * len(messages)
-            forced = turn > cfg.max_rounds or used + 2 * cfg.max_tokens > cfg.context_window
+            forced = stalled or turn > cfg.max_rounds or used + 2 * cfg.max_tokens > cfg.context_window
             if forced:
                 messages.append({"role": "user", "content": FORCE})
             text, record = await call(llm, messages, cfg.max_tokens, "answer" if forced else "agent", turn,
@@ -73,8 +74,12 @@ class O2Searcher(Method):
                 return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
             answer = last_tag(text, "answer")
             queries = [] if forced else all_tags(text.split("<answer>")[0] + "</query>", "query")[:cfg.max_queries]
-            if answer is not None or forced or not queries:
-                return Prediction(task.id, answer or parse_answer(text) or "", turn, calls, extra=stats)
+            if answer is not None or forced:
+                return Prediction(task.id, answer or parse_answer(without_tags(text)) or "", turn, calls, extra=stats)
+            if not queries:
+                stalled = True
+                messages.append({"role": "assistant", "content": text})
+                continue
             queries_per_round.append(len(queries))
             found = list(dict.fromkeys(i for q in queries for i in search.search(q, cfg.top_k)))
             results = results_block([search.passages[i] for i in found])

@@ -17,7 +17,7 @@ from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
 from .base import CHAT_OVERHEAD_TOKENS, Method
-from .search_tools import last_tag, results_block
+from .search_tools import last_tag, results_block, without_tags
 
 SEARCH_R1 = ("Answer the given question. You must conduct reasoning inside <think> and </think> first every time "
              "you get new information. After reasoning, if you find you lack some knowledge, you can call a "
@@ -62,9 +62,10 @@ class SearchAgent(Method):
                      f"\nQuestion: {task.question}\n"}]
         calls: list[CallRecord] = []
         subqueries: list[int] = []  # sub-queries of each search step
+        stalled = False  # a reply with neither a search nor an answer: ask for the answer
         for turn in range(1, cfg.max_turns + 2):
             used = sum(llm.count_tokens(m["content"]) for m in messages) + CHAT_OVERHEAD_TOKENS * len(messages)
-            forced = turn > cfg.max_turns or used + cfg.max_tokens > cfg.context_window
+            forced = stalled or turn > cfg.max_turns or used + cfg.max_tokens > cfg.context_window
             if forced:
                 messages.append({"role": "user", "content": FORCE})
             text, record = await call(llm, messages, cfg.max_tokens, "answer" if forced else "agent", turn,
@@ -76,8 +77,12 @@ class SearchAgent(Method):
                 return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
             answer = last_tag(text, "answer")
             query = None if forced else last_tag(text.split("<answer>")[0], "search")
-            if answer is not None or forced or query is None:
-                return Prediction(task.id, answer or parse_answer(text) or "", turn, calls, extra=stats)
+            if answer is not None or forced:
+                return Prediction(task.id, answer or parse_answer(without_tags(text)) or "", turn, calls, extra=stats)
+            if query is None:
+                stalled = True
+                messages.append({"role": "assistant", "content": text})
+                continue
             parts = [q.strip() for q in query.split("##") if q.strip()] if cfg.parallel else [query]
             parts = parts[:cfg.max_subqueries]
             subqueries.append(len(parts))

@@ -94,7 +94,7 @@ class ParserPrompted(Method):
                 calls.append(record)
                 if text is None:
                     return Prediction(task.id, "", t, calls, error=f"lead failed: {record.error}")
-                answer, query = parse_answer(text, answer_line=True), _query(text)
+                answer, query = parse_answer(text, answer_line=ask is not MUST), _query(text)
                 if answer is not None or ask is MUST:
                     return Prediction(task.id, answer or "", t, calls,
                                       extra={"queries": queries, "evidence": len(evidence)})

@@ -18,3 +18,9 @@ def all_tags(text: str, name: str) -> list[str]:
 
 def results_block(passages: list[str]) -> str:
     return "\n".join(f"Doc {i + 1}: {p.strip()}" for i, p in enumerate(passages))
+
+
+def without_tags(text: str) -> str:
+    """The reply with its <think> reasoning and any stray tags removed (for an answer given untagged)."""
+    text = re.sub(r"<think>.*?(?:</think>|$)", " ", text, flags=re.DOTALL | re.IGNORECASE)
+    return re.sub(r"</?\w+>?", " ", text).strip()
