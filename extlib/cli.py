@@ -1,6 +1,6 @@
-"""`extagents ask | setup | serve | data | infbench-plus`: the method on a document from the shell, on the
-bundled model or any OpenAI-compatible endpoint; the benchmarks offline. Bad input ends with one clear line
-on stderr and exit code 2."""
+"""`extagents ask | setup | serve | data | infbench-plus | run | report`: the methods on a document from the
+shell, on the bundled model or any OpenAI-compatible endpoint; the benchmarks offline; experiments into run
+files and one table. Bad input ends with one clear line on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from pathlib import Path
 from .cache import ResponseCache
 from .datasets import DATASETS, load_tasks, prepare
 from .datasets import options as dataset_options
+from .experiments import RunSpec, collect, markdown
+from .experiments import run as run_run
 from .infbench_plus import build as infbench_plus_build
 from .llm import LLMClient, LLMError
 from .methods import METHODS, make_method, run_sync
@@ -132,6 +134,25 @@ def build_parser() -> argparse.ArgumentParser:
     plus.add_argument("--context-window", type=_positive, default=8192)
     plus.add_argument("--concurrency", type=_positive, default=4)
     _engine_args(plus)
+
+    run_ = verbs.add_parser("run", help="methods x input lengths on a dataset; one resumable JSONL file per setting")
+    run_.add_argument("--dataset", required=True, choices=list(DATASETS))
+    run_.add_argument("--method", default="extagents,direct", help=f"comma list of {', '.join(METHODS)}, or all")
+    run_.add_argument("--lengths", required=True, help="comma list of input lengths in tokens, e.g. 2000,8000")
+    run_.add_argument("--n", type=_positive, default=20)
+    run_.add_argument("--seed", type=int, default=0)
+    run_.add_argument("--ids", help="a JSON file of ids to restrict the questions to")
+    run_.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a dataset option")
+    run_.add_argument("--knob", action="append", default=[], metavar="KEY=VALUE",
+                      help="a method knob, e.g. chunk_tokens=512, rounds=3 (each method takes the ones it has)")
+    run_.add_argument("--out", default="runs", help="folder of run files (default runs/)")
+    run_.add_argument("--context-window", type=_positive, default=8192)
+    run_.add_argument("--concurrency", type=_positive, default=4)
+    _engine_args(run_)
+
+    report = verbs.add_parser("report", help="collect run files into one table")
+    report.add_argument("files", nargs="+", help="run files (JSONL) or folders holding them")
+    report.add_argument("--csv", help="also write the table to this CSV file")
     return parser
 
 
@@ -299,6 +320,57 @@ def infbench_plus(args: argparse.Namespace) -> int:
     return 1 if result["failed"] else 0
 
 
+def run_experiments(args: argparse.Namespace) -> int:
+    names = list(METHODS) if args.method == "all" else [m.strip() for m in args.method.split(",") if m.strip()]
+    unknown = [m for m in names if m not in METHODS]
+    if unknown or not names:
+        raise UserError(f"unknown method(s) {unknown or '(none)'}; choose from: {', '.join(METHODS)}, or all")
+    try:
+        lengths = [int(x) for x in args.lengths.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--lengths {args.lengths!r}: give comma-separated token counts, e.g. 2000,8000") from None
+    if not lengths or min(lengths) <= 0:
+        raise UserError("--lengths needs positive token counts")
+    knobs = _dataset_options(args.knob)
+    cache = None if args.no_cache else ResponseCache(cache_dir() / "responses.sqlite")
+    files = []
+    with contextlib.ExitStack() as stack:
+        llm = _main_client(args, stack, cache)
+        for length in lengths:
+            tasks = load_tasks(args.dataset, length, n=args.n, seed=args.seed, tokenizer=llm.tokenizer, ids=args.ids,
+                               **_dataset_options(args.option))
+            for name in names:
+                spec = RunSpec(args.dataset, name, length, args.n, args.seed, llm.model, args.context_window, knobs)
+                files.append(run_run(spec, tasks, llm, Path(args.out)))
+    table = collect(files)
+    print(markdown(table))
+    return 1 if any(r["failed"] for r in table) else 0
+
+
+def report(args: argparse.Namespace) -> int:
+    paths = []
+    for item in args.files:
+        path = Path(item)
+        if path.is_dir():
+            paths += sorted(path.rglob("*.jsonl"))
+        elif path.is_file():
+            paths.append(path)
+        else:
+            raise UserError(f"no such run file or folder: {item}")
+    table = collect(paths)
+    if not table:
+        raise UserError("no run rows in the given files")
+    print(markdown(table))
+    if args.csv:
+        import csv
+
+        with open(args.csv, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]))
+            writer.writeheader()
+            writer.writerows(table)
+    return 0
+
+
 def _default_remote_tokenizer(args: argparse.Namespace) -> GGUFTokenizer:
     print(f"note: counting tokens with the bundled {args.local_model} vocabulary; pass --tokenizer for the "
           "serving model's own", file=sys.stderr)
@@ -320,6 +392,10 @@ def main(argv: list[str] | None = None) -> int:
             return data(args)
         if args.verb == "infbench-plus":
             return infbench_plus(args)
+        if args.verb == "run":
+            return run_experiments(args)
+        if args.verb == "report":
+            return report(args)
         if args.verb == "serve":
             with LocalServer(args.model, context_window=args.context_window, persistent=True) as server:
                 server.serve_forever()

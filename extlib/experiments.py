@@ -1,0 +1,126 @@
+"""Experiments HELMET-style: every (dataset, method, length, settings) run is one JSONL file named by its
+settings, one row per question, appended as each finishes; `collect` turns run files into one table.
+
+A question that fails (an LLM call exhausted its retries, an unexpected error) is written as a row with its
+error and scores 0; a later run of the same settings retries it (up to `max_attempts` in all) and skips the
+rows already answered, so an interrupted run resumes where it stopped and no question is ever dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .llm import LLMClient
+from .methods import make_method
+from .methods.base import PromptTooLong
+from .metrics import score
+from .trace import Prediction, Task
+
+
+@dataclass
+class RunSpec:
+    dataset: str
+    method: str
+    input_tokens: int
+    n: int
+    seed: int
+    model: str
+    context_window: int
+    knobs: dict[str, Any] = field(default_factory=dict)  # method knobs beyond the window and the length
+
+    def path(self, root: Path) -> Path:
+        """runs/<dataset>/<method>__<model>__L<len>__W<window>__n<n>__s<seed>[__<knobs digest>].jsonl"""
+        name = f"{self.method}__{self.model}__L{self.input_tokens}__W{self.context_window}__n{self.n}__s{self.seed}"
+        if self.knobs:
+            name += "__" + hashlib.sha1(json.dumps(self.knobs, sort_keys=True).encode()).hexdigest()[:8]
+        return root / self.dataset / f"{name.replace('/', '_')}.jsonl"
+
+
+def read_rows(path: Path) -> dict[str, dict]:
+    """The latest row per question id (a retried question appears more than once)."""
+    rows: dict[str, dict] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                rows[row["id"]] = row
+    return rows
+
+
+def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_llm: LLMClient | None = None,
+        max_attempts: int = 2, progress: bool = True) -> Path:
+    """Answer every task not yet answered in spec's file; returns the file."""
+    path = spec.path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    method = make_method(spec.method, context_window=spec.context_window, input_tokens=spec.input_tokens,
+                         **spec.knobs)
+    done = read_rows(path)
+    todo = [t for t in tasks if t.id not in done or (done[t.id]["error"] and done[t.id]["attempt"] < max_attempts)]
+    header = {"spec": spec.__dict__}
+    with open(path, "a", encoding="utf-8") as sink:
+        for task in tqdm(todo, desc=f"{spec.method} L={spec.input_tokens:,}", unit="question", disable=not progress):
+            start = time.time()
+            try:
+                prediction = method.run(task, llm, reasoning_llm)
+            except PromptTooLong:
+                raise  # a setting no question can run with: stop and say so
+            except Exception as exc:  # one question's failure must not end the run or lose its row
+                prediction = Prediction(task.id, "", 0, [], error=f"{type(exc).__name__}: {exc} "
+                                        f"({traceback.format_exc(limit=2).splitlines()[-1]})")
+            attempt = done.get(task.id, {}).get("attempt", 0) + 1
+            sink.write(json.dumps(row(task, prediction, attempt, time.time() - start, header),
+                                  ensure_ascii=False) + "\n")
+            sink.flush()
+    return path
+
+
+def row(task: Task, prediction: Prediction, attempt: int, seconds: float, header: dict) -> dict:
+    scores = score(prediction.answer, task.answers, task.metric) if not prediction.error else {"f1": 0.0, "em": 0.0}
+    return {"id": task.id, "question": task.question, "answers": task.answers, "answer": prediction.answer,
+            **scores, "error": prediction.error, "attempt": attempt, "rounds": prediction.rounds,
+            "seconds": round(seconds, 3), "usage": prediction.usage, "extra": prediction.extra,
+            "meta": {k: v for k, v in task.meta.items() if k != "passages"}, **header,
+            "calls": [asdict(c) for c in prediction.calls]}
+
+
+def collect(paths: list[Path]) -> list[dict]:
+    """One summary row per run file: F1/EM over all its questions (failed ones score 0 and are counted),
+    and the mean cost per question."""
+    table = []
+    for path in paths:
+        rows = list(read_rows(path).values())
+        if not rows:
+            continue
+        spec = rows[0]["spec"]
+        n = len(rows)
+
+        def mean(key, rows=rows, n=n) -> float:
+            return sum(key(r) for r in rows) / n
+
+        table.append({
+            "dataset": spec["dataset"], "method": spec["method"], "model": spec["model"],
+            "input_tokens": spec["input_tokens"], "window": spec["context_window"], "questions": n,
+            "expected": spec["n"], "failed": sum(bool(r["error"]) for r in rows),
+            "f1": mean(lambda r: r["f1"]), "em": mean(lambda r: r["em"]),
+            "calls": mean(lambda r: r["usage"]["calls"]), "prompt_tokens": mean(lambda r: r["usage"]["prompt_tokens"]),
+            "completion_tokens": mean(lambda r: r["usage"]["completion_tokens"]),
+            "seconds": mean(lambda r: r["seconds"]), "file": str(path)})
+    return table
+
+
+def markdown(table: list[dict]) -> str:
+    head = ("| dataset | L | method | F1 | EM | questions (failed) | LLM calls | prompt tokens | completion tokens "
+            "| wall s |\n|---|---|---|---|---|---|---|---|---|---|\n")
+    lines = [f"| {r['dataset']} | {r['input_tokens']:,} | {r['method']} | {100 * r['f1']:.1f} | {100 * r['em']:.1f} | "
+             f"{r['questions']}/{r['expected']} ({r['failed']}) | {r['calls']:.1f} | {r['prompt_tokens']:,.0f} | "
+             f"{r['completion_tokens']:,.0f} | {r['seconds']:.1f} |"
+             for r in sorted(table, key=lambda r: (r["dataset"], r["input_tokens"], -r["f1"]))]
+    return head + "\n".join(lines)

@@ -1,0 +1,61 @@
+"""Run files: one row per question, failures kept and retried on resume, one table from many files."""
+
+import json
+
+import openai
+
+from extlib import Task
+from extlib.experiments import RunSpec, collect, markdown, read_rows, run
+from extlib.testing import scripted_client
+
+TASKS = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann {i}. " * 20, [f"Ann {i}"])
+         for i in range(4)]
+
+
+def spec(**changes) -> RunSpec:
+    base = dict(dataset="toy", method="direct", input_tokens=200, n=4, seed=0, model="scripted",
+                context_window=1000)
+    return RunSpec(**{**base, **changes})
+
+
+def test_a_run_writes_one_scored_row_per_question_named_by_its_settings(tmp_path):
+    llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
+    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    assert path == tmp_path / "toy" / "direct__scripted__L200__W1000__n4__s0.jsonl"
+    rows = read_rows(path)
+    assert sorted(rows) == ["q0", "q1", "q2", "q3"] and all(r["f1"] == 1.0 for r in rows.values())
+    assert rows["q0"]["calls"][0]["role"] == "answer" and rows["q0"]["spec"]["method"] == "direct"
+    assert spec(knobs={"chunk_tokens": 64}).path(tmp_path) != spec().path(tmp_path)  # knobs name the file too
+
+
+def test_failed_questions_are_kept_scored_zero_and_retried_on_resume(tmp_path):
+    broken = {"q1", "q2"}
+
+    def flaky(prompt: str) -> str:
+        if any(f"light {q[1]}?" in prompt for q in broken):
+            raise openai.APIConnectionError(request=None)
+        return "Ann " + prompt.split("Who keeps light ")[1][0]
+
+    llm = scripted_client(flaky, max_retries=0)
+    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    table = collect([path])[0]
+    assert table["questions"] == 4 and table["failed"] == 2 and table["f1"] == 0.5  # failures count as 0
+    broken.discard("q1")
+    calls_before = len(llm._client.prompts)
+    run(spec(), TASKS, llm, tmp_path, progress=False)
+    assert len(llm._client.prompts) - calls_before == 2  # only q1 and q2 again, not the answered ones
+    rows = read_rows(path)
+    assert rows["q1"]["f1"] == 1.0 and rows["q1"]["attempt"] == 2 and rows["q2"]["error"]
+    run(spec(), TASKS, llm, tmp_path, progress=False)  # q2 has used its two attempts
+    assert read_rows(path)["q2"]["attempt"] == 2
+    assert len(path.read_text().splitlines()) == 6  # every attempt is on file
+
+
+def test_collect_and_markdown_make_one_table(tmp_path):
+    llm = scripted_client(lambda p: "Ann 0")
+    paths = [run(spec(method=m), TASKS, llm, tmp_path, progress=False) for m in ("direct", "drag")]
+    table = collect(paths)
+    assert {r["method"] for r in table} == {"direct", "drag"} and all(r["em"] == 0.25 for r in table)
+    text = markdown(table)
+    assert text.count("\n") == 3 and "| toy | 200 | direct | 62.5 | 25.0 |" in text
+    assert json.loads(paths[0].read_text().splitlines()[0])["usage"]["calls"] == 1
