@@ -142,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_.add_argument("--n", type=_positive, default=20)
     run_.add_argument("--seed", type=int, default=0)
     run_.add_argument("--ids", help="a JSON file of ids to restrict the questions to")
+    run_.add_argument("--limit", type=_positive, help="answer only the first LIMIT of the n questions now (a staged "
+                      "run: raise it later and the same run files continue)")
     run_.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a dataset option")
     run_.add_argument("--knob", action="append", default=[], metavar="KEY=VALUE",
                       help="a method knob, e.g. chunk_tokens=512, rounds=3 (each method takes the ones it has)")
@@ -338,7 +340,7 @@ def run_experiments(args: argparse.Namespace) -> int:
         llm = _main_client(args, stack, cache)
         for length in lengths:
             tasks = load_tasks(args.dataset, length, n=args.n, seed=args.seed, tokenizer=llm.tokenizer, ids=args.ids,
-                               **_dataset_options(args.option))
+                               **_dataset_options(args.option))[:args.limit]
             for name in names:
                 spec = RunSpec(args.dataset, name, length, args.n, args.seed, llm.model, args.context_window, knobs)
                 files.append(run_run(spec, tasks, llm, Path(args.out)))
