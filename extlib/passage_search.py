@@ -21,7 +21,7 @@ class PassageSearch:
                   input_tokens: int | None = None) -> PassageSearch:
         """The task's passages (in retrieval order) or paragraph-packed pieces of at most passage_tokens;
         with input_tokens, only what the first input_tokens tokens of knowledge hold."""
-        if task.passages and input_tokens is None:
+        if task.passages and (input_tokens is None or task.meta.get("input_tokens", input_tokens + 1) <= input_tokens):
             return cls(list(task.passages))
         return cls(chunk_text(task.knowledge, tokenizer, passage_tokens, input_tokens, "front", paragraphs=True))
 
