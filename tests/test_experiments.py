@@ -59,3 +59,20 @@ def test_collect_and_markdown_make_one_table(tmp_path):
     text = markdown(table)
     assert text.count("\n") == 3 and "| toy | 200 | direct | 62.5 | 25.0 |" in text
     assert json.loads(paths[0].read_text().splitlines()[0])["usage"]["calls"] == 1
+
+
+def test_report_cli_reads_run_files_and_folders(tmp_path):
+    import subprocess
+    import sys
+
+    run(spec(), TASKS, scripted_client(lambda p: "Ann 0"), tmp_path, progress=False)
+    out = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path), "--csv",
+                          str(tmp_path / "t.csv")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "| toy | 200 | direct |" in out.stdout
+    assert (tmp_path / "t.csv").read_text().startswith("dataset,method,model")
+    bad = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path / "nope")],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "no such run file or folder" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "extlib.cli", "run", "--dataset", "hotpotqa", "--lengths", "2k",
+                          "--method", "direct"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "comma-separated token counts" in bad.stderr

@@ -156,3 +156,16 @@ def test_every_method_runs_end_to_end_on_the_bundled_model(local_server, name):
     assert prediction.error is None, prediction.error
     assert prediction.calls and all(c.error is None and c.prompt_tokens > 0 for c in prediction.calls)
     assert prediction.usage["completion_tokens"] > 0 and isinstance(prediction.answer, str)
+
+
+def test_run_cli_writes_resumable_run_files_on_the_bundled_model(tmp_path):
+    args = ("run", "--dataset", "hotpotqa", "--method", "direct,drag", "--lengths", "600", "--n", "2",
+            "--local-model", TEST_MODEL, "--context-window", str(TEST_WINDOW), "--out", str(tmp_path))
+    first = cli(*args)
+    assert first.returncode == 0, first.stderr.decode()[-2000:]
+    files = sorted((tmp_path / "hotpotqa").glob("*.jsonl"))
+    assert [f.name.split("__")[0] for f in files] == ["direct", "drag"]
+    assert all(len(f.read_text().splitlines()) == 2 for f in files)
+    assert "| hotpotqa | 600 | d" in first.stdout.decode()
+    again = cli(*args)  # everything answered: nothing is asked again, no row is added
+    assert again.returncode == 0 and all(len(f.read_text().splitlines()) == 2 for f in files)
