@@ -25,7 +25,8 @@ LEADER = ("You lead a team that reads a long document for you; each member holds
           "cannot see it.\n\nQuestion: {question}\n\nWhat the members have reported so far:\n{history}\n\n"
           "{ask}")
 ASK = ("If the reports answer the question, write `Answer: <short phrase>`. Otherwise write "
-       "`Instruction: <one simple question for every member>` that gets you closer to the answer.")
+       "`Instruction: <one simple question for every member>` that gets you closer to the answer; do not repeat "
+       "an instruction the members could not answer.")
 MUST = "Answer now from the reports: reason in one sentence, then write a last line `Answer: <short phrase>`."
 MEMBER = ("{chunk}\n\nFrom the text above only, answer: {instruction}\nIf the text does not say, write NONE. "
           "Otherwise answer in one short sentence with names.")
