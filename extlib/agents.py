@@ -68,6 +68,15 @@ def parse_answer(text: str, answer_line: bool = False) -> str | None:
     return answer
 
 
+def labeled_line(text: str, label: str) -> str | None:
+    """The rest of the first line that starts with `label:` (e.g. a lead's `Query: ...`), or None."""
+    for line in text.splitlines():
+        head, sep, rest = line.partition(":")
+        if sep and head.strip().strip("*`").lower() == label and rest.strip():
+            return rest.strip()
+    return None
+
+
 def format_messages(messages: list[str]) -> str:
     return "\n".join(f"- {m.strip()}" for m in messages) if messages else "(none yet)"
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..agents import call, parse_answer
-from ..chunking import TRUNCATE_SIDES, chunk_text
+from ..chunking import chunk_text
 from ..llm import LLMClient
 from ..trace import Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
 
 WORKER = ("{chunk}\nHere is the summary of the previous source text: {summary}\nQuestion: {question}\n"
           "You need to read current source text and summary of previous source text (if any) and generate a "
@@ -35,17 +35,14 @@ class ChainOfAgentsConfig:
     answer_max_tokens: int = 128
 
     def __post_init__(self) -> None:
-        if min(self.chunk_tokens, self.context_window, self.summary_max_tokens, self.answer_max_tokens) <= 0:
-            raise ValueError("chunk_tokens, context_window and the max_tokens settings must be positive")
-        if self.truncate not in TRUNCATE_SIDES:
-            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
+        check_config(self, ("chunk_tokens", "context_window", "summary_max_tokens", "answer_max_tokens"),
+                     chunked=True)
 
 
 class ChainOfAgents(Method):
     name = "chain-of-agents"
 
-    def __init__(self, config: ChainOfAgentsConfig | None = None, **knobs) -> None:
-        self.config = config or ChainOfAgentsConfig(**knobs)
+    config_class = ChainOfAgentsConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg = self.config

@@ -34,8 +34,7 @@ class DirectConfig:
 class DirectInput(Method):
     name = "direct"
 
-    def __init__(self, config: DirectConfig | None = None, **knobs) -> None:
-        self.config = config or DirectConfig(**knobs)
+    config_class = DirectConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg = self.config

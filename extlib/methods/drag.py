@@ -20,7 +20,7 @@ from ..agents import call
 from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
 
 
 @dataclass
@@ -63,10 +63,8 @@ class DRAGConfig:
     context_share: float = 0.6  # IterDRAG: share of the room given to the first retrieval
 
     def __post_init__(self) -> None:
-        if min(self.context_window, self.passage_tokens, self.max_tokens, self.max_steps,
-               self.passages_per_step) <= 0:
-            raise ValueError("context_window, passage_tokens, max_tokens, max_steps and passages_per_step "
-                             "must be positive")
+        check_config(self, ("context_window", "passage_tokens", "max_tokens", "max_steps", "passages_per_step"),
+                     chunked=False)
         if not 0.0 < self.context_share <= 1.0:
             raise ValueError(f"context_share must be in (0, 1], got {self.context_share}")
 
@@ -74,8 +72,10 @@ class DRAGConfig:
 class DRAG(Method):
     name = "drag"
 
+    config_class = DRAGConfig
+
     def __init__(self, config: DRAGConfig | None = None, **knobs) -> None:
-        self.config = config or DRAGConfig(**knobs)
+        super().__init__(config, **knobs)
         if self.config.iterative:
             self.name = "iterdrag"
 

@@ -14,12 +14,12 @@ import asyncio
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..agents import call, is_no_information, parse_answer
-from ..chunking import TRUNCATE_SIDES, chunk_text
+from ..agents import call, is_no_information, labeled_line, parse_answer
+from ..chunking import chunk_text
 from ..llm import LLMClient
 from ..metrics import normalize_answer
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
 
 LEADER = ("You lead a team that reads a long document for you; each member holds one part of it and you "
           "cannot see it.\n\nQuestion: {question}\n\nWhat the members have reported so far:\n{history}\n\n"
@@ -47,22 +47,19 @@ class LongAgentConfig:
     leader_max_tokens: int = 128
 
     def __post_init__(self) -> None:
-        if min(self.chunk_tokens, self.context_window, self.rounds, self.member_max_tokens,
-               self.leader_max_tokens) <= 0 or self.max_conflicts < 0:
-            raise ValueError("chunk_tokens, context_window, rounds and max_tokens must be positive, "
-                             "max_conflicts non-negative")
+        check_config(self, ("chunk_tokens", "context_window", "rounds", "member_max_tokens", "leader_max_tokens"),
+                     chunked=True)
+        if self.max_conflicts < 0:
+            raise ValueError(f"max_conflicts must be non-negative, got {self.max_conflicts}")
         if 2 * self.chunk_tokens >= self.context_window:
             raise ValueError(f"conflict resolution reads two chunks at once: 2 x chunk_tokens ({self.chunk_tokens}) "
                              f"must be below context_window ({self.context_window})")
-        if self.truncate not in TRUNCATE_SIDES:
-            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
 
 
 class LongAgent(Method):
     name = "longagent"
 
-    def __init__(self, config: LongAgentConfig | None = None, **knobs) -> None:
-        self.config = config or LongAgentConfig(**knobs)
+    config_class = LongAgentConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg, leader = self.config, reasoning_llm or llm
@@ -85,7 +82,7 @@ class LongAgent(Method):
             if text is None:
                 return Prediction(task.id, "", t, calls, error=f"leader failed: {record.error}")
             answer = parse_answer(text, answer_line=not final)  # a forced reply without the line: its first line
-            instruction = _instruction(text)
+            instruction = labeled_line(text, "instruction")
             if answer is not None or final or not instruction:
                 if answer is None and not final:  # no instruction and no answer: make it answer
                     continue
@@ -121,10 +118,3 @@ class LongAgent(Method):
                                                                    or "- no member found anything"))
         raise AssertionError("unreachable: the last round always answers")
 
-
-def _instruction(text: str) -> str | None:
-    for line in text.splitlines():
-        head, sep, rest = line.partition(":")
-        if sep and head.strip().strip("*`").lower() == "instruction" and rest.strip():
-            return rest.strip()
-    return None

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 
 from ..agents import call, parse_answer
-from ..chunking import TRUNCATE_SIDES, chunk_text
+from ..chunking import chunk_text
 from ..llm import LLMClient
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
 
 PROTOCOL = """Reply in exactly this format:
 Extracted Information: <the facts in the text that bear on the question, or [NO INFORMATION]>
@@ -68,20 +68,14 @@ class MapReduceConfig:
     max_collapse_levels: int = 4
 
     def __post_init__(self) -> None:
-        if min(self.chunk_tokens, self.context_window, self.map_max_tokens, self.reduce_max_tokens) <= 0:
-            raise ValueError("chunk_tokens, context_window and the max_tokens settings must be positive")
-        if self.chunk_tokens >= self.context_window:
-            raise ValueError(f"chunk_tokens ({self.chunk_tokens}) must be below context_window "
-                             f"({self.context_window})")
-        if self.truncate not in TRUNCATE_SIDES:
-            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
+        check_config(self, ("chunk_tokens", "context_window", "map_max_tokens", "reduce_max_tokens",
+                            "max_collapse_levels"), chunked=True)
 
 
 class LLMxMapReduce(Method):
     name = "mapreduce"
 
-    def __init__(self, config: MapReduceConfig | None = None, **knobs) -> None:
-        self.config = config or MapReduceConfig(**knobs)
+    config_class = MapReduceConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg = self.config

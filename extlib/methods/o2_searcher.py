@@ -15,7 +15,7 @@ from ..agents import call, parse_answer
 from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method
+from .base import CHAT_OVERHEAD_TOKENS, Method, check_config
 from .search_tools import all_tags, last_tag, results_block, without_tags
 
 AGENT = ("You answer a question by searching a knowledge source. Each turn, first think inside <think> and "
@@ -42,16 +42,14 @@ class O2SearcherConfig:
     max_tokens: int = 256
 
     def __post_init__(self) -> None:
-        if min(self.context_window, self.passage_tokens, self.max_queries, self.top_k, self.max_rounds,
-               self.max_tokens) <= 0:
-            raise ValueError("every size and limit of O2-Searcher must be positive")
+        check_config(self, ("context_window", "passage_tokens", "max_queries", "top_k", "max_rounds", "max_tokens"),
+                     chunked=False)
 
 
 class O2Searcher(Method):
     name = "o2-searcher"
 
-    def __init__(self, config: O2SearcherConfig | None = None, **knobs) -> None:
-        self.config = config or O2SearcherConfig(**knobs)
+    config_class = O2SearcherConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg = self.config

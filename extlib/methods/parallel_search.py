@@ -16,7 +16,7 @@ from ..agents import call, parse_answer
 from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method
+from .base import CHAT_OVERHEAD_TOKENS, Method, check_config
 from .search_tools import last_tag, results_block, without_tags
 
 SEARCH_R1 = ("Answer the given question. You must conduct reasoning inside <think> and </think> first every time "
@@ -42,16 +42,17 @@ class SearchAgentConfig:
     max_tokens: int = 256
 
     def __post_init__(self) -> None:
-        if min(self.context_window, self.passage_tokens, self.top_k, self.max_turns, self.max_subqueries,
-               self.max_tokens) <= 0:
-            raise ValueError("every size and limit of the search agent must be positive")
+        check_config(self, ("context_window", "passage_tokens", "top_k", "max_turns", "max_subqueries", "max_tokens"),
+                     chunked=False)
 
 
 class SearchAgent(Method):
     name = "parallelsearch"
 
+    config_class = SearchAgentConfig
+
     def __init__(self, config: SearchAgentConfig | None = None, **knobs) -> None:
-        self.config = config or SearchAgentConfig(**knobs)
+        super().__init__(config, **knobs)
         if not self.config.parallel:
             self.name = "search-r1"
 

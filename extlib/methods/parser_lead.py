@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from ..agents import call, content_words, grounding, is_no_information, parse_answer
-from ..chunking import TRUNCATE_SIDES, chunk_text
+from ..agents import call, content_words, grounding, is_no_information, labeled_line, parse_answer
+from ..chunking import chunk_text
 from ..llm import LLMClient
 from ..retrieval import bm25_scores
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
 from .extagents import top_k_within
 
 SUBAGENT = ("{chunk}\n\nFind evidence in the text above for this query: {query}\nCopy or closely restate the "
@@ -42,20 +42,16 @@ class ParserConfig:
     lead_max_tokens: int = 128
 
     def __post_init__(self) -> None:
-        if min(self.chunk_tokens, self.context_window, self.rounds, self.evidence_max_tokens,
-               self.lead_max_tokens) <= 0:
-            raise ValueError("chunk_tokens, context_window, rounds and the max_tokens settings must be positive")
+        check_config(self, ("chunk_tokens", "context_window", "rounds", "evidence_max_tokens", "lead_max_tokens"),
+                     chunked=True)
         if not 0.0 <= self.grounding <= 1.0:
             raise ValueError(f"grounding must be in [0, 1], got {self.grounding}")
-        if self.truncate not in TRUNCATE_SIDES:
-            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
 
 
 class ParserPrompted(Method):
     name = "parser"
 
-    def __init__(self, config: ParserConfig | None = None, **knobs) -> None:
-        self.config = config or ParserConfig(**knobs)
+    config_class = ParserConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg, lead = self.config, reasoning_llm or llm
@@ -94,7 +90,7 @@ class ParserPrompted(Method):
                 calls.append(record)
                 if text is None:
                     return Prediction(task.id, "", t, calls, error=f"lead failed: {record.error}")
-                answer, query = parse_answer(text, answer_line=ask is not MUST), _query(text)
+                answer, query = parse_answer(text, answer_line=ask is not MUST), labeled_line(text, "query")
                 if answer is not None or ask is MUST:
                     return Prediction(task.id, answer or "", t, calls,
                                       extra={"queries": queries, "evidence": len(evidence)})
@@ -103,10 +99,3 @@ class ParserPrompted(Method):
                     break
         raise AssertionError("unreachable: the last round always answers")
 
-
-def _query(text: str) -> str | None:
-    for line in text.splitlines():
-        head, sep, rest = line.partition(":")
-        if sep and head.strip().strip("*`").lower() == "query" and rest.strip():
-            return rest.strip()
-    return None
