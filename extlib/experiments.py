@@ -18,6 +18,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from .datasets import truncation
 from .llm import LLMClient
 from .methods import make_method
 from .methods.base import PromptTooLong
@@ -60,8 +61,8 @@ def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_
     """Answer every task not yet answered in spec's file; returns the file."""
     path = spec.path(root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    method = make_method(spec.method, context_window=spec.context_window, input_tokens=spec.input_tokens,
-                         **spec.knobs)
+    method = make_method(spec.method, **{"context_window": spec.context_window, "input_tokens": spec.input_tokens,
+                                         "truncate": truncation(spec.dataset), **spec.knobs})
     done = read_rows(path)
     todo = [t for t in tasks if t.id not in done or (done[t.id]["error"] and done[t.id]["attempt"] < max_attempts)]
     header = {"spec": spec.__dict__}

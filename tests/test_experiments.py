@@ -76,3 +76,14 @@ def test_report_cli_reads_run_files_and_folders(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "extlib.cli", "run", "--dataset", "hotpotqa", "--lengths", "2k",
                           "--method", "direct"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "comma-separated token counts" in bad.stderr
+
+
+def test_retrieved_knowledge_is_cut_at_the_end_and_books_in_the_middle(tmp_path):
+    knowledge = "FIRST passage is the best. " + "filler words here. " * 200 + "LAST passage is the worst."
+    seen = []
+    llm = scripted_client(lambda p: seen.append(p) or "x")
+    task = Task("q", "Which passage?", knowledge, ["x"])
+    run(spec(dataset="hotpotqa", input_tokens=5000), [task], llm, tmp_path, progress=False)
+    run(spec(dataset="infinitebench-en", input_tokens=5000), [task], llm, tmp_path, progress=False)
+    assert "FIRST" in seen[0] and "LAST" not in seen[0]  # front truncation: retrieval order
+    assert "FIRST" in seen[1] and "LAST" in seen[1]  # middle truncation: both ends

@@ -27,6 +27,13 @@ DATASETS: dict[str, Callable[..., list[Task]]] = {
     "aa-lcr": longbook.aa_lcr_tasks,  # 100 long-document questions from the pinned package
 }
 COMMON = {"input_tokens", "n", "seed", "tokenizer", "progress", "ids"}
+# How a method that must shorten the knowledge should cut it: retrieved passages are best first (the paper's
+# "retrieval priority"), so keep the front; books keep both ends (InfiniteBench).
+TRUNCATION = {"hotpotqa": "front"}
+
+
+def truncation(name: str) -> str:
+    return TRUNCATION.get(name, "middle")
 
 
 def default_tokenizer() -> Tokenizer:
@@ -99,4 +106,4 @@ def prepare(tokenizer: Tokenizer | None = None, progress: bool = True) -> dict[s
             for part in ("downloads", "cache") if (root / part).exists()}
 
 
-__all__ = ["DATASETS", "DataError", "TooLong", "load_tasks", "options", "prepare", "read_ids"]
+__all__ = ["DATASETS", "DataError", "TooLong", "load_tasks", "options", "prepare", "read_ids", "truncation"]
