@@ -250,3 +250,28 @@ def test_windows_too_small_are_refused_with_the_reason():
             make_method(name, context_window=1000, **knobs).run(task(), scripted_client(lambda p: "x"))
     with pytest.raises(ValueError, match="two chunks at once"):
         make_method("longagent", chunk_tokens=600, context_window=1000)
+
+
+def test_small_model_slips_are_handled():
+    # IterDRAG: a reply that neither follows up nor concludes is asked for the final answer
+    llm = scripted_client(lambda p: "Rutland." if p.endswith("So the final answer is:") else "He was born there.")
+    prediction = make_method("iterdrag").run(task(), llm)
+    assert prediction.answer == "Rutland" and [c.role for c in prediction.calls] == ["plan", "answer"]
+    # PARSER: a copied placeholder is no query; the lead must answer instead
+    def parser_reply(prompt: str) -> str:
+        if prompt.startswith("You answer a question"):
+            return "Answer: Rutland" if prompt.rstrip().endswith("`Answer: <short phrase>`.") else "Query: <a query>"
+        return "NONE"
+
+    prediction = make_method("parser", chunk_tokens=256, context_window=2048).run(task(), scripted_client(parser_reply))
+    assert prediction.answer == "Rutland" and prediction.extra["queries"] == [QUESTION]
+    # O2-Searcher: queries written as plain lines inside <search> still search
+    def o2_reply(prompt: str) -> str:
+        if prompt.startswith("Question:"):
+            return "- Kettleby lies in Rutland."
+        if prompt.startswith("<learnings>"):
+            return "<answer> Rutland </answer>"
+        return "<think>x</think><search>\nTobias Wrenfield birthplace\nKettleby county\n"
+
+    prediction = make_method("o2-searcher").run(task(), scripted_client(o2_reply))
+    assert prediction.answer == "Rutland" and prediction.extra["queries_per_round"] == [2]

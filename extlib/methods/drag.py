@@ -127,24 +127,29 @@ class DRAG(Method):
             docs = documents([search.passages[i] for i in reversed(chosen)])
             return f"{head}{docs}Question: {task.question}\n" + "".join(f"{line}\n" for line in chain) + tail
 
+        stalled = False  # a reply that neither follows up nor concludes: ask for the final answer
         for step in range(1, cfg.max_steps + 2):
-            forced = step > cfg.max_steps
+            forced = stalled or step > cfg.max_steps
             text, record = await call(llm, prompt("So the final answer is:" if forced else ""), cfg.max_tokens,
                                       "answer" if forced else "plan", step)
             calls.append(record)
+            stats = {"sub_queries": len(chain) // 2, "passages": len(chosen)}
             if text is None:
-                return Prediction(task.id, "", step, calls, error=f"step {step} failed: {record.error}",
-                                  extra={"sub_queries": len(chain) // 2})
-            final = _FINAL.search(text)
+                return Prediction(task.id, "", step, calls, error=f"step {step} failed: {record.error}", extra=stats)
+            final, follow = _FINAL.search(text), _FOLLOW.search(text)
             if forced or final:
-                return Prediction(task.id, short(final.group(1) if final else text), step, calls,
-                                  extra={"sub_queries": len(chain) // 2, "passages": len(chosen)})
-            follow = _FOLLOW.search(text)
-            sub_query = follow.group(1).strip() if follow else short(text)
+                return Prediction(task.id, short(final.group(1) if final else text), step, calls, extra=stats)
+            if follow is None:
+                stalled = True
+                continue
+            sub_query = follow.group(1).strip()
             extra = [i for i in search.search(sub_query, cfg.passages_per_step * 3) if i not in chosen]
             chosen = fill(extra[:cfg.passages_per_step], room, chosen)  # new passages join while they fit
             chain.append(f"Follow up: {sub_query}")
             text, record = await call(llm, prompt("Intermediate answer:"), cfg.max_tokens, "intermediate", step)
             calls.append(record)
+            if text is not None and (final := _FINAL.search(text)):  # it concluded while answering the step
+                return Prediction(task.id, short(final.group(1)), step, calls,
+                                  extra={"sub_queries": len(chain), "passages": len(chosen)})
             chain.append(f"Intermediate answer: {short(text) if text else 'unknown'}")
         raise AssertionError("unreachable: the last step is forced to answer")

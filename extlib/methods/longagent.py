@@ -24,9 +24,9 @@ from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
 LEADER = ("You lead a team that reads a long document for you; each member holds one part of it and you "
           "cannot see it.\n\nQuestion: {question}\n\nWhat the members have reported so far:\n{history}\n\n"
           "{ask}")
-ASK = ("If the reports answer the question, write `Answer: <short phrase>`. Otherwise write "
-       "`Instruction: <one simple question for every member>` that gets you closer to the answer; do not repeat "
-       "an instruction the members could not answer.")
+ASK = ("If the reports answer the question, write `Answer: <short phrase>`. Otherwise write one line that starts "
+       "with `Instruction:` and asks every member one simple question that gets you closer to the answer; do not "
+       "repeat an instruction the members could not answer.")
 MUST = "Answer now from the reports: reason in one sentence, then write a last line `Answer: <short phrase>`."
 MEMBER = ("{chunk}\n\nFrom the text above only, answer: {instruction}\nIf the text does not say, write NONE. "
           "Otherwise answer in one short sentence with names.")
@@ -83,6 +83,8 @@ class LongAgent(Method):
                 return Prediction(task.id, "", t, calls, error=f"leader failed: {record.error}")
             answer = parse_answer(text, answer_line=not final)  # a forced reply without the line: its first line
             instruction = labeled_line(text, "instruction")
+            if instruction and "<" in instruction:  # a copied placeholder is no instruction
+                instruction = None
             if answer is not None or final or not instruction:
                 if answer is None and not final:  # no instruction and no answer: make it answer
                     continue

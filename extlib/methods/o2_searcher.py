@@ -71,7 +71,10 @@ class O2Searcher(Method):
             if text is None:
                 return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
             answer = last_tag(text, "answer")
-            queries = [] if forced else all_tags(text.split("<answer>")[0] + "</query>", "query")[:cfg.max_queries]
+            before = text.split("<answer>")[0]
+            queries = [] if forced else (all_tags(before + "</query>", "query") or [  # untagged: one query a line
+                line.strip() for line in (last_tag(before, "search") or "").splitlines() if line.strip()])
+            queries = queries[:cfg.max_queries]
             if answer is not None or forced:
                 return Prediction(task.id, answer or parse_answer(without_tags(text)) or "", turn, calls, extra=stats)
             if not queries:

@@ -25,8 +25,8 @@ SUBAGENT = ("{chunk}\n\nFind evidence in the text above for this query: {query}\
             "sentences that answer it, with names. If the text has nothing on it, write NONE.")
 LEAD = ("You answer a question using evidence that readers of a long document return for your queries.\n\n"
         "Question: {question}\n\nEvidence so far:\n{evidence}\n\nQueries asked so far: {queries}\n\n{ask}")
-ASK = ("If the evidence answers the question, write `Answer: <short phrase>`. Otherwise write `Query: <a "
-       "deeper query>` asking for the missing fact, using names from the evidence.")
+ASK = ("If the evidence answers the question, write `Answer: <short phrase>`. Otherwise write one line that starts "
+       "with `Query:` and asks for the missing fact, using names from the evidence.")
 MUST = "Answer now: reason in one sentence, then write a last line `Answer: <short phrase>`."
 
 
@@ -94,7 +94,7 @@ class ParserPrompted(Method):
                 if answer is not None or ask is MUST:
                     return Prediction(task.id, answer or "", t, calls,
                                       extra={"queries": queries, "evidence": len(evidence)})
-                if query is not None:
+                if query is not None and "<" not in query and query not in queries:  # not a copied placeholder
                     queries.append(query)
                     break
         raise AssertionError("unreachable: the last round always answers")
