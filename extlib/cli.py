@@ -367,7 +367,7 @@ def report(args: argparse.Namespace) -> int:
         import csv
 
         with open(args.csv, "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=list(table[0]))
+            writer = csv.DictWriter(f, fieldnames=[k for k in table[0] if k != "measures"], extrasaction="ignore")
             writer.writeheader()
             writer.writerows(table)
     return 0

@@ -113,8 +113,16 @@ def collect(paths: list[Path]) -> list[dict]:
             "f1": mean(lambda r: r["f1"]), "em": mean(lambda r: r["em"]),
             "calls": mean(lambda r: r["usage"]["calls"]), "prompt_tokens": mean(lambda r: r["usage"]["prompt_tokens"]),
             "completion_tokens": mean(lambda r: r["usage"]["completion_tokens"]),
-            "seconds": mean(lambda r: r["seconds"]), "file": str(path)})
+            "seconds": mean(lambda r: r["seconds"]), "measures": _extra_means(rows), "file": str(path)})
     return table
+
+
+def _extra_means(rows: list[dict]) -> dict[str, float]:
+    """Means of the numeric method measures (e.g. search turns, decomposition ratio) over the answered rows."""
+    answered = [r["extra"] for r in rows if not r["error"]]
+    keys = sorted({k for e in answered for k, v in e.items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)})
+    return {k: sum(e.get(k, 0) for e in answered) / len(answered) for k in keys} if answered else {}
 
 
 def markdown(table: list[dict]) -> str:
@@ -124,4 +132,10 @@ def markdown(table: list[dict]) -> str:
              f"{r['questions']}/{r['expected']} ({r['failed']}) | {r['calls']:.1f} | {r['prompt_tokens']:,.0f} | "
              f"{r['completion_tokens']:,.0f} | {r['seconds']:.1f} |"
              for r in sorted(table, key=lambda r: (r["dataset"], r["input_tokens"], -r["f1"]))]
+    measured = [r for r in table if r.get("measures")]
+    if measured:
+        lines.append("\n| dataset | L | method | method measures (mean per answered question) |\n|---|---|---|---|")
+        lines += [f"| {r['dataset']} | {r['input_tokens']:,} | {r['method']} | "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in r["measures"].items()) + " |"
+                  for r in sorted(measured, key=lambda r: (r["dataset"], r["input_tokens"], r["method"]))]
     return head + "\n".join(lines)
