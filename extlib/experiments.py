@@ -113,7 +113,8 @@ def collect(paths: list[Path]) -> list[dict]:
             "f1": mean(lambda r: r["f1"]), "em": mean(lambda r: r["em"]),
             "calls": mean(lambda r: r["usage"]["calls"]), "prompt_tokens": mean(lambda r: r["usage"]["prompt_tokens"]),
             "completion_tokens": mean(lambda r: r["usage"]["completion_tokens"]),
-            "seconds": mean(lambda r: r["seconds"]), "measures": _extra_means(rows), "file": str(path)})
+            "seconds": mean(lambda r: r["seconds"]), "cache_hits": mean(lambda r: r["usage"]["cache_hits"]),
+            "measures": _extra_means(rows), "file": str(path)})
     return table
 
 
@@ -127,10 +128,10 @@ def _extra_means(rows: list[dict]) -> dict[str, float]:
 
 def markdown(table: list[dict]) -> str:
     head = ("| dataset | L | method | F1 | EM | questions (failed) | LLM calls | prompt tokens | completion tokens "
-            "| wall s |\n|---|---|---|---|---|---|---|---|---|---|\n")
+            "| wall s | calls from cache |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = [f"| {r['dataset']} | {r['input_tokens']:,} | {r['method']} | {100 * r['f1']:.1f} | {100 * r['em']:.1f} | "
              f"{r['questions']}/{r['expected']} ({r['failed']}) | {r['calls']:.1f} | {r['prompt_tokens']:,.0f} | "
-             f"{r['completion_tokens']:,.0f} | {r['seconds']:.1f} |"
+             f"{r['completion_tokens']:,.0f} | {r['seconds']:.1f} | {r['cache_hits']:.1f} |"
              for r in sorted(table, key=lambda r: (r["dataset"], r["input_tokens"], -r["f1"]))]
     measured = [r for r in table if r.get("measures")]
     if measured:

@@ -57,7 +57,8 @@ def test_collect_and_markdown_make_one_table(tmp_path):
     table = collect(paths)
     assert {r["method"] for r in table} == {"direct", "drag"} and all(r["em"] == 0.25 for r in table)
     text = markdown(table)
-    assert text.split("\n\n")[0].count("\n") == 3 and "| toy | 200 | direct | 62.5 | 25.0 |" in text
+    assert text.split("\n\n")[0].count("\n") == 3 and "calls from cache" in text
+    assert "| toy | 200 | direct | 62.5 | 25.0 |" in text
     assert "| toy | 200 | drag | passages 1.00 |" in text  # method measures: DRAG's retrieved passages
     assert json.loads(paths[0].read_text().splitlines()[0])["usage"]["calls"] == 1
 
