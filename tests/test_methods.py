@@ -16,6 +16,14 @@ DOC = "\n\n".join([FILLER, "Tobias Wrenfield was born in the village of Kettleby
 QUESTION = "In which county was Tobias Wrenfield born?"
 
 
+PASSAGES = ["Tobias Wrenfield was born in Kettleby.", "Kettleby lies in the county of Rutland."] + [
+    f"Gulls and stone houses {i}." for i in range(30)]
+
+
+def passage_task() -> Task:
+    return Task("q", QUESTION, "\n\n".join(PASSAGES), ["Rutland"], passages=PASSAGES)
+
+
 def task(**extra) -> Task:
     return Task("q1", QUESTION, DOC, ["Rutland"], **extra)
 
@@ -135,8 +143,6 @@ def test_drag_fills_the_window_best_passage_next_to_the_question():
 
 
 def test_iterdrag_follows_up_retrieves_and_answers():
-    passages = ["Tobias Wrenfield was born in Kettleby.", "Kettleby lies in the county of Rutland."] + [
-        f"Gulls and stone houses {i}." for i in range(30)]
     prompts = []
 
     def responder(prompt: str) -> str:
@@ -149,7 +155,7 @@ def test_iterdrag_follows_up_retrieves_and_answers():
 
     llm = scripted_client(responder)
     prediction = make_method("iterdrag", context_window=2048, passages_per_step=1).run(
-        Task("q", QUESTION, "\n\n".join(passages), ["Rutland"], passages=passages), llm)
+        passage_task(), llm)
     assert prediction.answer == "Rutland" and prediction.extra["sub_queries"] == 1
     assert [c.role for c in prediction.calls] == ["plan", "intermediate", "plan"]
     assert "Follow up: Which county is Kettleby in?\nIntermediate answer: Kettleby lies in Rutland" in prompts[-1]
@@ -183,8 +189,6 @@ def test_parser_lead_asks_a_deeper_query_and_drops_ungrounded_evidence():
 
 @pytest.mark.parametrize("name", ["parallelsearch", "search-r1"])
 def test_search_agents_split_sub_queries_only_in_parallel_mode(name):
-    passages = ["Tobias Wrenfield was born in Kettleby.", "Kettleby lies in the county of Rutland."] + [
-        f"Gulls and stone houses {i}." for i in range(30)]
     turns = []
 
     def responder(prompt: str) -> str:
@@ -195,7 +199,7 @@ def test_search_agents_split_sub_queries_only_in_parallel_mode(name):
 
     llm = scripted_client(responder)
     prediction = make_method(name, context_window=4096, top_k=1).run(
-        Task("q", QUESTION, "\n\n".join(passages), ["Rutland"], passages=passages), llm)
+        passage_task(), llm)
     assert prediction.answer == "Rutland" and prediction.extra["turns"] == 2 and prediction.extra["searches"] == 1
     if name == "parallelsearch":
         assert prediction.extra["decomposition_ratio"] == 1.0
