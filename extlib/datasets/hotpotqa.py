@@ -134,7 +134,7 @@ def build_task(row: dict, pool: Pool, index: BM25Index, counts: np.ndarray, inpu
         gold.append({"title": pool.passages[pid].split("\n", 1)[0], "rank": int(rank[pid]),
                      "token_offset": offset, "complete": offset is not None and pid != packed.cut})
     return Task(id=row["_id"], question=row["question"], knowledge=packed.text, answers=[row["answer"]],
-                lang="en", metric="hotpotqa", passages=packed.text.split(SEPARATOR)[:len(packed.passage_ids)],
+                lang="en", metric="hotpotqa", passages=[p.removesuffix(SEPARATOR) for p in packed.parts],
                 meta={"dataset": "hotpotqa", "type": row.get("type"), "input_tokens": packed.tokens,
                       "n_passages": len(packed.passage_ids), "gold": gold,
                       "all_gold_complete": all(g["complete"] for g in gold)})

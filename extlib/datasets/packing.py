@@ -28,11 +28,15 @@ class TooLong(ValueError):
 
 @dataclass
 class Packed:
-    text: str
+    parts: list[str]  # each placed passage with its blank line; a cut last one may lack it
     passage_ids: list[int]  # in the order placed
     offsets: list[int]  # token offset at which each placed passage starts
     tokens: int
     cut: int | None  # the passage id that was cut to fit, if any
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
 
 
 def unit_counts(tokenizer: Tokenizer, passages: list[str], progress: bool = False) -> np.ndarray:
@@ -77,7 +81,7 @@ def pack(passages: list[str], counts: np.ndarray, order: np.ndarray, n_tokens: i
         ids.append(cut)
         offsets.append(used)
         used += len(tokenizer.encode(parts[-1]))
-    return Packed("".join(parts), ids, offsets, used, cut)
+    return Packed(parts, ids, offsets, used, cut)
 
 
 def cut_document(tokenizer: Tokenizer, text: str, n_tokens: int, side: str) -> tuple[str, int]:

@@ -47,10 +47,7 @@ def place(evidence: list[str], depths: list[float], filler: list[str], filler_co
         raise TooLong(f"{n_tokens:,} tokens cannot hold the evidence alone ({sum(unit_tokens):,} tokens)", 0)
     order = np.roll(np.arange(len(filler)), -start)
     packed = pack(filler, filler_counts, order, budget, tokenizer, "the filler text")
-    pieces = packed.text.split(SEPARATOR)[:len(packed.passage_ids)]
-    filler_units = [p + SEPARATOR for p in pieces]
-    if packed.cut is not None:  # the cut piece ends the document and carries no separator
-        filler_units[-1] = packed.text[sum(map(len, filler_units[:-1])):]
+    filler_units = packed.parts
     last_slot = len(filler_units) - (packed.cut is not None)  # nothing goes after the cut piece
     boundaries = np.array([*packed.offsets, packed.tokens])  # where a passage can go, in filler tokens
     slots = [min(int(np.argmin(np.abs(boundaries - depth * budget))), last_slot) for depth in depths]
