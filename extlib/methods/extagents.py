@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, fields
+from typing import TypeVar
 
 from tqdm import tqdm
 
@@ -38,6 +39,7 @@ from ..retrieval import bm25_scores
 from ..trace import CallRecord, Prediction, Task
 from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
 
+T = TypeVar("T")
 RATINGS = ("llm", "bm25", "order")
 CHUNK_DRIFT_TOKENS = 8  # a decoded chunk may re-tokenize to a few more tokens than its span
 MODES = ("paper", "reference-code")
@@ -98,7 +100,7 @@ def kar_schedule(n: int) -> list[int]:
     return sizes + [n]
 
 
-def top_k_within(ranked: list[str], counts: list[int], budget: int) -> list[str]:
+def top_k_within(ranked: list[T], counts: list[int], budget: int) -> list[T]:
     """Eq. 6-7: as many messages as the token budget allows, best first. A message too long for what is
     left is skipped rather than ending the selection, so one long message cannot cut everyone off (this
     greedy pass approximates eq. 6's argmax of the summed scores under the budget)."""

@@ -18,6 +18,7 @@ from ..chunking import chunk_text
 from ..llm import LLMClient
 from ..trace import CallRecord, Prediction, Task
 from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
+from .extagents import top_k_within
 
 PROTOCOL = """Reply in exactly this format:
 Extracted Information: <the facts in the text that bear on the question, or [NO INFORMATION]>
@@ -97,20 +98,16 @@ class LLMxMapReduce(Method):
         room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reduce_max_tokens - llm.count_tokens(
             REDUCE.format(records="", question=task.question))
         level = 1
-        while sum(llm.count_tokens(format_record(r)) + 2 for r in records) > room:
+        while True:
+            sizes = [llm.count_tokens(format_record(r)) + 2 for r in records]
+            if sum(sizes) <= room:
+                break
             if level > cfg.max_collapse_levels:  # keep the most confident records that fit
-                records = sorted(records, key=confidence, reverse=True)
-                kept, used = [], 0
-                for r in records:
-                    n = llm.count_tokens(format_record(r)) + 2
-                    if used + n <= room:
-                        kept.append(r)
-                        used += n
-                records = kept
+                ranked = sorted(range(len(records)), key=lambda i: confidence(records[i]), reverse=True)
+                records = top_k_within([records[i] for i in ranked], [sizes[i] for i in ranked], room)
                 break
             level += 1
-            groups = _groups(records, [llm.count_tokens(format_record(r)) + 2 for r in records],
-                             room - cfg.map_max_tokens)
+            groups = _groups(records, sizes, room - cfg.map_max_tokens)
             collapsed = await asyncio.gather(*(call(
                 llm, COLLAPSE.format(records="\n\n".join(map(format_record, g)), question=task.question),
                 cfg.map_max_tokens, "collapse", level, gi) for gi, g in enumerate(groups)))
