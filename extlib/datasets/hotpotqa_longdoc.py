@@ -21,7 +21,7 @@ def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, pro
     distractors: also place the question's 8 distractor paragraphs at random depths."""
     check_placement(position, distance, order)
     rows, pool = load_pool()
-    filler, counts = shakespeare_paragraphs(), paragraph_counts(tokenizer, progress)
+    filler, counts = shakespeare_paragraphs(), paragraph_counts("shakespeare", tokenizer, progress)
     out = []
     for row in sample(rows, n, seed, "HotpotQA dev", ids, key="_id"):
         gold = pool.gold[row["_id"]][::-1 if order == "reverse" else 1]

