@@ -15,8 +15,8 @@ from ..agents import call, parse_answer
 from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, check_config
-from .search_tools import all_tags, last_tag, results_block, without_tags
+from .base import Method, check_config
+from .search_tools import all_tags, conversation_tokens, last_tag, results_block, without_tags
 
 AGENT = ("You answer a question by searching a knowledge source. Each turn, first think inside <think> and "
          "</think>. Then either search with up to {max_queries} queries, written as <search><query>first query"
@@ -60,7 +60,7 @@ class O2Searcher(Method):
         queries_per_round: list[int] = []
         stalled = False  # a reply with neither a search nor an answer: ask for the answer
         for turn in range(1, cfg.max_rounds + 2):
-            used = sum(llm.count_tokens(m["content"]) for m in messages) + CHAT_OVERHEAD_TOKENS * len(messages)
+            used = conversation_tokens(llm, messages)
             forced = stalled or turn > cfg.max_rounds or used + 2 * cfg.max_tokens > cfg.context_window
             if forced:
                 messages.append({"role": "user", "content": FORCE})

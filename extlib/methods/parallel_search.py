@@ -16,8 +16,8 @@ from ..agents import call, parse_answer
 from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, check_config
-from .search_tools import last_tag, results_block, without_tags
+from .base import Method, check_config
+from .search_tools import conversation_tokens, last_tag, results_block, without_tags
 
 SEARCH_R1 = ("Answer the given question. You must conduct reasoning inside <think> and </think> first every time "
              "you get new information. After reasoning, if you find you lack some knowledge, you can call a "
@@ -65,7 +65,7 @@ class SearchAgent(Method):
         subqueries: list[int] = []  # sub-queries of each search step
         stalled = False  # a reply with neither a search nor an answer: ask for the answer
         for turn in range(1, cfg.max_turns + 2):
-            used = sum(llm.count_tokens(m["content"]) for m in messages) + CHAT_OVERHEAD_TOKENS * len(messages)
+            used = conversation_tokens(llm, messages)
             forced = stalled or turn > cfg.max_turns or used + cfg.max_tokens > cfg.context_window
             if forced:
                 messages.append({"role": "user", "content": FORCE})

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import re
 
+from ..llm import LLMClient
+from .base import CHAT_OVERHEAD_TOKENS
+
+
+def conversation_tokens(llm: LLMClient, messages: list[dict]) -> int:
+    """What a chat of these messages costs in prompt tokens, role markers included."""
+    return sum(llm.count_tokens(m["content"]) for m in messages) + CHAT_OVERHEAD_TOKENS * len(messages)
+
 
 def last_tag(text: str, name: str) -> str | None:
     """The content of the last <name>...</name> in text (an unclosed last tag counts: stop strings cut
