@@ -167,7 +167,7 @@ def _task_args(parser: argparse.ArgumentParser) -> None:
                         help="a dataset option, e.g. position=0.1, order=reverse, path=longbook_qa_eng.jsonl")
 
 
-def _dataset_options(pairs: list[str]) -> dict:
+def _key_values(pairs: list[str]) -> dict:
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -289,7 +289,7 @@ def _main_client(args: argparse.Namespace, stack: contextlib.ExitStack, cache: R
 def _load(args: argparse.Namespace, tokenizer=None, **extra) -> list[Task]:
     return load_tasks(args.show if args.verb == "data" else args.dataset, args.input_tokens, n=args.n,
                       seed=args.seed, tokenizer=tokenizer, ids=args.ids,
-                      **{**extra, **_dataset_options(args.option)})
+                      **{**extra, **_key_values(args.option)})
 
 
 def data(args: argparse.Namespace) -> int:
@@ -333,14 +333,14 @@ def run_experiments(args: argparse.Namespace) -> int:
         raise UserError(f"--lengths {args.lengths!r}: give comma-separated token counts, e.g. 2000,8000") from None
     if not lengths or min(lengths) <= 0:
         raise UserError("--lengths needs positive token counts")
-    knobs = _dataset_options(args.knob)
+    knobs = _key_values(args.knob)
     cache = None if args.no_cache else ResponseCache(cache_dir() / "responses.sqlite")
     files = []
     with contextlib.ExitStack() as stack:
         llm = _main_client(args, stack, cache)
         for length in lengths:
             tasks = load_tasks(args.dataset, length, n=args.n, seed=args.seed, tokenizer=llm.tokenizer, ids=args.ids,
-                               **_dataset_options(args.option))[:args.limit]
+                               **_key_values(args.option))[:args.limit]
             for name in names:
                 spec = RunSpec(args.dataset, name, length, args.n, args.seed, llm.model, args.context_window, knobs)
                 files.append(run_run(spec, tasks, llm, Path(args.out)))
