@@ -52,6 +52,9 @@ def parse_score(text: str) -> float | None:
     return min(100.0, max(0.0, float(match.group(1)))) if match else None
 
 
+PLACEHOLDER = "short phrase"  # what every answer-line prompt shows in angle brackets
+
+
 def parse_answer(text: str, answer_line: bool = False) -> str | None:
     """The answer, or None for NO ANSWER. With `answer_line` (prompts that ask for a last `Answer:` line),
     a reply without one is a reasoning that did not conclude: no answer; otherwise the first line is."""
@@ -64,6 +67,8 @@ def parse_answer(text: str, answer_line: bool = False) -> str | None:
         answer = next((line for line in text.splitlines() if line.strip()), "")
     answer = answer.strip().strip("`*\"'<>[] ").strip().rstrip("。.").strip()
     if not answer or answer.upper().replace("_", " ").startswith("NO ANSWER"):
+        return None
+    if answer.lower() == PLACEHOLDER:  # the prompts' `Answer: <short phrase>` copied by a small model
         return None
     return answer
 

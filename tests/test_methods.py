@@ -279,3 +279,51 @@ def test_small_model_slips_are_handled():
 
     prediction = make_method("o2-searcher").run(task(), scripted_client(o2_reply))
     assert prediction.answer == "Rutland" and prediction.extra["queries_per_round"] == [2]
+
+
+def test_small_model_slips_of_the_answering_agents_are_handled():
+    # LongAgent: a leader that copies `Answer: <short phrase>` above its instruction has not answered
+    def leader_copies(prompt: str) -> str:
+        if prompt.startswith("You lead a team"):
+            if "Kettleby" in prompt:
+                return "Answer: Rutland"
+            return "Answer: <short phrase>\n\nInstruction: Where was Tobias Wrenfield born?"
+        return "Tobias Wrenfield was born in Kettleby." if "Tobias" in prompt.split("From the text")[0] else "NONE"
+
+    prediction = make_method("longagent", chunk_tokens=128, context_window=2048).run(task(), scripted_client(
+        leader_copies))
+    assert prediction.answer == "Rutland" and any(c.role == "member" for c in prediction.calls)
+    # MapReduce: a reducer that abstains over records that answer gets their confidence-weighted vote
+    def abstaining_reducer(prompt: str) -> str:
+        if prompt.startswith("Below are records"):
+            return "The records conflict.\nAnswer: NO ANSWER"
+        if "Kettleby" in chunk_of(prompt):
+            return "Extracted Information: Kettleby is in Rutland\nRationale: r\nAnswer: Rutland\nConfidence Score: 4"
+        return "Extracted Information: gulls\nRationale: r\nAnswer: London\nConfidence Score: 0"  # outvoted
+
+    prediction = make_method("mapreduce", chunk_tokens=64, context_window=2048).run(task(), scripted_client(
+        abstaining_reducer))
+    assert prediction.answer == "Rutland" and prediction.extra["answer_by_vote"] == 1
+
+
+@pytest.mark.parametrize("name", ["parallelsearch", "search-r1", "o2-searcher"])
+def test_search_agents_answering_before_any_search_are_sent_back_once(name):
+    def from_memory(prompt: str) -> str:  # answers at once unless told to search; searches when told
+        if prompt.startswith("Question:"):  # O2-Searcher's condensing call
+            return "- Kettleby lies in Rutland."
+        if prompt.startswith(("<information>", "<learnings>")):
+            return "<answer> Rutland </answer>"
+        if prompt.startswith("Do not answer yet"):
+            return "<search><query>Kettleby county</query></search>" if name == "o2-searcher" else (
+                "<search> Kettleby county </search>")
+        return "<think>I know this.</think><answer> London </answer>"
+
+    prediction = make_method(name, context_window=4096).run(passage_task(), scripted_client(from_memory))
+    assert prediction.answer == "Rutland" and prediction.extra["nudged"] == 1
+    assert prediction.extra["searches" if name != "o2-searcher" else "rounds"] == 1
+    stubborn = make_method(name, context_window=4096).run(passage_task(), scripted_client(
+        lambda p: "<answer> London </answer>"))
+    assert stubborn.answer == "London" and len(stubborn.calls) == 2  # sent back once, then taken
+    as_published = make_method(name, context_window=4096, min_searches=0).run(passage_task(),
+                                                                              scripted_client(from_memory))
+    assert as_published.answer == "London" and as_published.extra["nudged"] == 0

@@ -22,7 +22,8 @@ def test_parse_score(text, score):
     ("Answer: first\nAnswer: second", "second"), ("Final answer: 1912", "1912"),
     ("Answer：北京", "北京"), ("", None),
     ("Based on the facts, he was born in the county of Rutland. Answer: Rutland", "Rutland"),
-    ("The keeper is Ezra.\n\nAnswer: NO ANSWER", None), ("We need the answer: it is unclear", "it is unclear"),
+    ("The keeper is Ezra.\n\nAnswer: NO ANSWER", None), ("Answer: <short phrase>\n\nInstruction: Who?", None),
+    ("We need the answer: it is unclear", "it is unclear"),
 ])
 def test_parse_answer(text, answer):
     assert parse_answer(text) == answer

@@ -4,18 +4,22 @@ one window, and reduce them to an answer, settling conflicts by confidence.
 
 Deviations: the paper's prompts use in-context examples to calibrate confidence; here the 0-5 scale is
 described in words. The final answer is asked for on a last `Answer:` line (the small bundled models answer
-the question's bridge entity otherwise, see extlib.prompts).
+the question's bridge entity otherwise, see extlib.prompts). When the reducing call abstains although
+records carry answers (the bundled 1.5B does so on records that agree), the answer is the confidence-weighted
+vote of the records' answers, and `answer_by_vote` says so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 
 from ..agents import call, parse_answer
 from ..chunking import chunk_text
 from ..llm import LLMClient
+from ..metrics import normalize_answer
 from ..trace import CallRecord, Prediction, Task
 from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
 from .extagents import top_k_within
@@ -121,8 +125,27 @@ class LLMxMapReduce(Method):
         calls.append(record)
         if text is None:
             return Prediction(task.id, "", level + 1, calls, error=f"reduce failed: {record.error}")
-        return Prediction(task.id, parse_answer(text) or "", level + 1, calls,
-                          extra={"map_records_kept": len(records), "collapse_levels": level - 1})
+        answer, voted = parse_answer(text), False
+        if answer is None and (answer := confidence_vote(records)):  # the reducer abstained over answers
+            voted = True
+        return Prediction(task.id, answer or "", level + 1, calls,
+                          extra={"map_records_kept": len(records), "collapse_levels": level - 1,
+                                 "answer_by_vote": int(voted)})
+
+
+def confidence_vote(records: list[dict[str, str]]) -> str | None:
+    """The records' answer with the largest summed confidence (the paper's conflict rule without the LLM):
+    the most confident wording of it, or None when no record answers."""
+    totals: dict[str, float] = defaultdict(float)
+    best: dict[str, tuple[float, str]] = {}
+    for record in records:
+        answer = record["answer"].strip()
+        if not answer or "NO INFORMATION" in answer.upper():
+            continue
+        key = normalize_answer(answer)
+        totals[key] += confidence(record)
+        best[key] = max(best.get(key, (-1.0, answer)), (confidence(record), answer))
+    return best[max(totals, key=totals.get)][1] if totals else None
 
 
 def _groups(records: list[dict], sizes: list[int], budget: int) -> list[list[dict]]:

@@ -4,7 +4,8 @@ call, and the agent reads the learnings instead of the raw passages, so its cont
 Closed-ended questions get a short answer; open-ended ones a Markdown list of findings.
 
 O2-Searcher trains the agent with reinforcement learning and searches the web; here the protocol is prompted
-and the search engine is BM25 over the task's own knowledge.
+and the search engine is BM25 over the task's own knowledge. As for the other search agents, an answer given
+before `min_searches` search rounds is sent back once with the request to search first (`nudged`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
 from .base import Method, check_config
-from .search_tools import all_tags, conversation_tokens, last_tag, results_block, without_tags
+from .search_tools import SEARCH_FIRST, all_tags, conversation_tokens, last_tag, results_block, without_tags
 
 AGENT = ("You answer a question by searching a knowledge source. Each turn, first think inside <think> and "
          "</think>. Then either search with up to {max_queries} queries, written as <search><query>first query"
@@ -40,10 +41,13 @@ class O2SearcherConfig:
     top_k: int = 3
     max_rounds: int = 4
     max_tokens: int = 256
+    min_searches: int = 1  # an earlier answer is sent back once; 0 = the protocol as is
 
     def __post_init__(self) -> None:
         check_config(self, ("context_window", "passage_tokens", "max_queries", "top_k", "max_rounds", "max_tokens"),
                      chunked=False)
+        if self.min_searches < 0:
+            raise ValueError(f"min_searches must be non-negative, got {self.min_searches}")
 
 
 class O2Searcher(Method):
@@ -59,6 +63,7 @@ class O2Searcher(Method):
         calls: list[CallRecord] = []
         queries_per_round: list[int] = []
         stalled = False  # a reply with neither a search nor an answer: ask for the answer
+        nudged = False
         for turn in range(1, cfg.max_rounds + 2):
             used = conversation_tokens(llm, messages)
             forced = stalled or turn > cfg.max_rounds or used + 2 * cfg.max_tokens > cfg.context_window
@@ -67,7 +72,7 @@ class O2Searcher(Method):
             text, record = await call(llm, messages, cfg.max_tokens, "answer" if forced else "agent", turn,
                                       stop=["</search>", "</answer>"])
             calls.append(record)
-            stats = {"rounds": len(queries_per_round), "queries_per_round": queries_per_round}
+            stats = {"rounds": len(queries_per_round), "queries_per_round": queries_per_round, "nudged": int(nudged)}
             if text is None:
                 return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
             answer = last_tag(text, "answer")
@@ -75,6 +80,12 @@ class O2Searcher(Method):
             queries = [] if forced else (all_tags(before + "</query>", "query") or [  # untagged: one query a line
                 line.strip() for line in (last_tag(before, "search") or "").splitlines() if line.strip()])
             queries = queries[:cfg.max_queries]
+            if (answer is not None and not queries and not forced and not nudged
+                    and len(queries_per_round) < cfg.min_searches):
+                nudged = True
+                messages += [{"role": "assistant", "content": before.strip() or text.strip()},
+                             {"role": "user", "content": SEARCH_FIRST}]
+                continue
             if answer is not None or forced:
                 return Prediction(task.id, answer or parse_answer(without_tags(text)) or "", turn, calls, extra=stats)
             if not queries:

@@ -3,7 +3,9 @@
 <search> may hold independent sub-queries separated by `##`, all retrieved in the same step; the
 sequential agent searches one query per step. The search engine is BM25 over the task's own knowledge.
 
-Both papers train the agent with reinforcement learning; here the same protocol is prompted. Recorded per
+Both papers train the agent with reinforcement learning; here the same protocol is prompted. A trained agent
+searches before it answers; the prompted 1.5B answers most questions from memory at once, so an answer given
+before `min_searches` searches is sent back once with the request to search first (`nudged`). Recorded per
 question, as ParallelSearch reports: LLM turns, searches, the decomposition ratio (share of searches with
 more than one sub-query), and wall time (usage).
 """
@@ -17,7 +19,7 @@ from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
 from .base import Method, check_config
-from .search_tools import conversation_tokens, last_tag, results_block, without_tags
+from .search_tools import SEARCH_FIRST, conversation_tokens, last_tag, results_block, without_tags
 
 SEARCH_R1 = ("Answer the given question. You must conduct reasoning inside <think> and </think> first every time "
              "you get new information. After reasoning, if you find you lack some knowledge, you can call a "
@@ -40,10 +42,13 @@ class SearchAgentConfig:
     max_turns: int = 4  # searching turns before the answer is forced
     max_subqueries: int = 4
     max_tokens: int = 256
+    min_searches: int = 1  # an earlier answer is sent back once; 0 = the papers' protocol as is
 
     def __post_init__(self) -> None:
         check_config(self, ("context_window", "passage_tokens", "top_k", "max_turns", "max_subqueries", "max_tokens"),
                      chunked=False)
+        if self.min_searches < 0:
+            raise ValueError(f"min_searches must be non-negative, got {self.min_searches}")
 
 
 class SearchAgent(Method):
@@ -64,6 +69,7 @@ class SearchAgent(Method):
         calls: list[CallRecord] = []
         subqueries: list[int] = []  # sub-queries of each search step
         stalled = False  # a reply with neither a search nor an answer: ask for the answer
+        nudged = False
         for turn in range(1, cfg.max_turns + 2):
             used = conversation_tokens(llm, messages)
             forced = stalled or turn > cfg.max_turns or used + cfg.max_tokens > cfg.context_window
@@ -72,12 +78,18 @@ class SearchAgent(Method):
             text, record = await call(llm, messages, cfg.max_tokens, "answer" if forced else "agent", turn,
                                       stop=["</search>", "</answer>"])
             calls.append(record)
-            stats = {"turns": len(calls), "searches": len(subqueries), "subqueries": subqueries,
+            stats = {"turns": len(calls), "searches": len(subqueries), "subqueries": subqueries, "nudged": int(nudged),
                      "decomposition_ratio": sum(n > 1 for n in subqueries) / len(subqueries) if subqueries else 0.0}
             if text is None:
                 return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
             answer = last_tag(text, "answer")
             query = None if forced else last_tag(text.split("<answer>")[0], "search")
+            early = answer is not None and query is None and not forced and len(subqueries) < cfg.min_searches
+            if early and not nudged:
+                nudged = True
+                messages += [{"role": "assistant", "content": text.split("<answer>")[0].strip() or text.strip()},
+                             {"role": "user", "content": SEARCH_FIRST}]
+                continue
             if answer is not None or forced:
                 return Prediction(task.id, answer or parse_answer(without_tags(text)) or "", turn, calls, extra=stats)
             if query is None:

@@ -7,6 +7,9 @@ import re
 from ..llm import LLMClient
 from .base import CHAT_OVERHEAD_TOKENS
 
+SEARCH_FIRST = ("Do not answer yet: you have not searched. Search the knowledge source first and answer from what "
+                "it returns.")
+
 
 def conversation_tokens(llm: LLMClient, messages: list[dict]) -> int:
     """What a chat of these messages costs in prompt tokens, role markers included."""
