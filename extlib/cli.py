@@ -367,7 +367,8 @@ def report(args: argparse.Namespace) -> int:
         import csv
 
         with open(args.csv, "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=[k for k in table[0] if k != "measures"], extrasaction="ignore")
+            columns = [k for k in table[0] if k not in ("measures", "f1_by_id")]
+            writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
             writer.writeheader()
             writer.writerows(table)
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -106,16 +107,48 @@ def collect(paths: list[Path]) -> list[dict]:
         def mean(key, rows=rows, n=n) -> float:
             return sum(key(r) for r in rows) / n
 
+        f1_low, f1_high = bootstrap_interval([r["f1"] for r in rows])
         table.append({
             "dataset": spec["dataset"], "method": spec["method"], "model": spec["model"],
             "input_tokens": spec["input_tokens"], "window": spec["context_window"], "questions": n,
             "expected": spec["n"], "failed": sum(bool(r["error"]) for r in rows),
-            "f1": mean(lambda r: r["f1"]), "em": mean(lambda r: r["em"]),
+            "f1": mean(lambda r: r["f1"]), "f1_low": f1_low, "f1_high": f1_high, "em": mean(lambda r: r["em"]),
             "calls": mean(lambda r: r["usage"]["calls"]), "prompt_tokens": mean(lambda r: r["usage"]["prompt_tokens"]),
             "completion_tokens": mean(lambda r: r["usage"]["completion_tokens"]),
             "seconds": mean(lambda r: r["seconds"]), "cache_hits": mean(lambda r: r["usage"]["cache_hits"]),
-            "measures": _extra_means(rows), "file": str(path)})
+            "measures": _extra_means(rows), "f1_by_id": {r["id"]: r["f1"] for r in rows}, "file": str(path)})
     return table
+
+
+def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of the mean over questions: with 20 questions one question is 5 F1
+    points, so a table without it invites reading noise as a ranking."""
+    if not values:
+        return 0.0, 0.0
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(values, k=len(values))) / len(values) for _ in range(resamples))
+    return means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]
+
+
+def paired_differences(table: list[dict], reference: str = "extagents") -> list[dict]:
+    """F1 of `reference` minus each other method's on the questions both answered (same dataset, length,
+    model, window), with a paired bootstrap interval and the reference's per-question wins, ties, losses."""
+    out = []
+    for ref in (r for r in table if r["method"] == reference):
+        for other in table:
+            same_cell = all(other[k] == ref[k] for k in ("dataset", "input_tokens", "model", "window"))
+            if other["method"] == reference or not same_cell:
+                continue
+            shared = sorted(ref["f1_by_id"].keys() & other["f1_by_id"].keys())
+            if not shared:
+                continue
+            diffs = [ref["f1_by_id"][q] - other["f1_by_id"][q] for q in shared]
+            low, high = bootstrap_interval(diffs)
+            out.append({"dataset": ref["dataset"], "input_tokens": ref["input_tokens"], "method": other["method"],
+                        "questions": len(shared), "difference": sum(diffs) / len(diffs), "low": low, "high": high,
+                        "wins": sum(d > 0 for d in diffs), "ties": sum(d == 0 for d in diffs),
+                        "losses": sum(d < 0 for d in diffs)})
+    return out
 
 
 def _extra_means(rows: list[dict]) -> dict[str, float]:
@@ -126,10 +159,11 @@ def _extra_means(rows: list[dict]) -> dict[str, float]:
     return {k: sum(e.get(k, 0) for e in answered) / len(answered) for k in keys} if answered else {}
 
 
-def markdown(table: list[dict]) -> str:
-    head = ("| dataset | L | method | F1 | EM | questions (failed) | LLM calls | prompt tokens | completion tokens "
-            "| wall s | calls from cache |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-    lines = [f"| {r['dataset']} | {r['input_tokens']:,} | {r['method']} | {100 * r['f1']:.1f} | {100 * r['em']:.1f} | "
+def markdown(table: list[dict], reference: str = "extagents") -> str:
+    head = ("| dataset | L | method | F1 | F1 95% CI | EM | questions (failed) | LLM calls | prompt tokens "
+            "| completion tokens | wall s | calls from cache |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    lines = [f"| {r['dataset']} | {r['input_tokens']:,} | {r['method']} | {100 * r['f1']:.1f} | "
+             f"{100 * r['f1_low']:.0f}–{100 * r['f1_high']:.0f} | {100 * r['em']:.1f} | "
              f"{r['questions']}/{r['expected']} ({r['failed']}) | {r['calls']:.1f} | {r['prompt_tokens']:,.0f} | "
              f"{r['completion_tokens']:,.0f} | {r['seconds']:.1f} | {r['cache_hits']:.1f} |"
              for r in sorted(table, key=lambda r: (r["dataset"], r["input_tokens"], -r["f1"]))]
@@ -139,4 +173,12 @@ def markdown(table: list[dict]) -> str:
         lines += [f"| {r['dataset']} | {r['input_tokens']:,} | {r['method']} | "
                   + ", ".join(f"{k} {v:.2f}" for k, v in r["measures"].items()) + " |"
                   for r in sorted(measured, key=lambda r: (r["dataset"], r["input_tokens"], r["method"]))]
+    paired = paired_differences(table, reference)
+    if paired:
+        lines.append(f"\n| dataset | L | {reference} F1 minus | same questions | difference | 95% CI "
+                     f"| {reference} better / tie / worse |\n|---|---|---|---|---|---|---|")
+        lines += [f"| {d['dataset']} | {d['input_tokens']:,} | {d['method']} | {d['questions']} | "
+                  f"{100 * d['difference']:+.1f} | {100 * d['low']:+.0f} to {100 * d['high']:+.0f} | "
+                  f"{d['wins']} / {d['ties']} / {d['losses']} |"
+                  for d in sorted(paired, key=lambda d: (d["dataset"], d["input_tokens"], -d["difference"]))]
     return head + "\n".join(lines)

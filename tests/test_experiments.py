@@ -5,7 +5,7 @@ import json
 import openai
 
 from extlib import Task
-from extlib.experiments import RunSpec, collect, markdown, read_rows, run
+from extlib.experiments import RunSpec, bootstrap_interval, collect, markdown, paired_differences, read_rows, run
 from extlib.testing import scripted_client
 
 TASKS = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann {i}. " * 20, [f"Ann {i}"])
@@ -58,7 +58,7 @@ def test_collect_and_markdown_make_one_table(tmp_path):
     assert {r["method"] for r in table} == {"direct", "drag"} and all(r["em"] == 0.25 for r in table)
     text = markdown(table)
     assert text.split("\n\n")[0].count("\n") == 3 and "calls from cache" in text
-    assert "| toy | 200 | direct | 62.5 | 25.0 |" in text
+    assert "| toy | 200 | direct | 62.5 | 50–88 | 25.0 |" in text  # with its bootstrap interval
     assert "| toy | 200 | drag | passages 1.00 |" in text  # method measures: DRAG's retrieved passages
     assert json.loads(paths[0].read_text().splitlines()[0])["usage"]["calls"] == 1
 
@@ -89,3 +89,17 @@ def test_retrieved_knowledge_is_cut_at_the_end_and_books_in_the_middle(tmp_path)
     run(spec(dataset="infinitebench-en", input_tokens=5000), [task], llm, tmp_path, progress=False)
     assert "FIRST" in seen[0] and "LAST" not in seen[0]  # front truncation: retrieval order
     assert "FIRST" in seen[1] and "LAST" in seen[1]  # middle truncation: both ends
+
+
+def test_bootstrap_interval_and_paired_differences():
+    assert bootstrap_interval([0.5] * 7) == (0.5, 0.5)
+    low, high = bootstrap_interval([0.0, 1.0] * 10)
+    assert 0.25 < low < 0.5 < high < 0.75
+    cell = {"dataset": "toy", "input_tokens": 200, "model": "m", "window": 512}
+    table = [{**cell, "method": "extagents", "f1_by_id": {"a": 1.0, "b": 1.0, "c": 0.0, "d": 0.5}},
+             {**cell, "method": "direct", "f1_by_id": {"a": 0.0, "b": 1.0, "c": 1.0}},
+             {**cell, "input_tokens": 800, "method": "drag", "f1_by_id": {"a": 0.0}}]  # another length: unpaired
+    [paired] = paired_differences(table)
+    assert paired["method"] == "direct" and paired["questions"] == 3  # only the questions both answered
+    assert abs(paired["difference"]) < 1e-9 and (paired["wins"], paired["ties"], paired["losses"]) == (1, 1, 1)
+    assert paired["low"] < 0 < paired["high"]
