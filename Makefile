@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_QUESTION := In which county was the prompter Tobias Wrenfield born?
 
-.PHONY: setup run test data bench clean
+.PHONY: setup run test data bench compare clean
 
 # llama.cpp builds from source, tuned to this CPU: 1.3x faster prefill here than a portable AVX2 build
 # (85 vs 66 tok/s on the 1.5B model, measured side by side).
@@ -36,6 +36,16 @@ test: $(BIN)/extagents
 # HotpotQA BM25 index and token counts into data/cache (both ignored by git).
 data: setup
 	$(BIN)/extagents data
+
+# Every method side by side (docs/methods.md): 20 HotpotQA questions at 2,000 and 8,000 tokens, 2,048-token
+# window, no response cache so every time is measured. About 16 minutes a question on 2 cores; resumable
+# (run it again to continue), LIMIT=K answers the first K questions of every run now.
+LIMIT ?= 20
+compare: data
+	$(BIN)/extagents run --dataset hotpotqa --method all --lengths 2000,8000 --n 20 --seed 0 --limit $(LIMIT) \
+		--context-window 2048 --knob chunk_tokens=512 --knob rating=order --no-cache --out runs/compare
+	$(BIN)/extagents report runs/compare --csv runs/compare.csv
+	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb
 
 bench: $(BIN)/extagents
 	$(BIN)/python benchmarks/overhead.py
