@@ -324,6 +324,10 @@ def test_search_agents_answering_before_any_search_are_sent_back_once(name):
     stubborn = make_method(name, context_window=4096).run(passage_task(), scripted_client(
         lambda p: "<answer> London </answer>"))
     assert stubborn.answer == "London" and len(stubborn.calls) == 2  # sent back once, then taken
+    thinking = make_method(name, context_window=4096).run(passage_task(), scripted_client(
+        lambda p: from_memory(p) if not p.startswith("Answer the") and not p.startswith("You answer") else
+        "<think>It is London, I believe.</think>"))  # neither answers nor searches: also told to search
+    assert thinking.answer == "Rutland" and thinking.extra["nudged"] == 1
     as_published = make_method(name, context_window=4096, min_searches=0).run(passage_task(),
                                                                               scripted_client(from_memory))
     assert as_published.answer == "London" and as_published.extra["nudged"] == 0

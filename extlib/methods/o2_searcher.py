@@ -4,8 +4,9 @@ call, and the agent reads the learnings instead of the raw passages, so its cont
 Closed-ended questions get a short answer; open-ended ones a Markdown list of findings.
 
 O2-Searcher trains the agent with reinforcement learning and searches the web; here the protocol is prompted
-and the search engine is BM25 over the task's own knowledge. As for the other search agents, an answer given
-before `min_searches` search rounds is sent back once with the request to search first (`nudged`).
+and the search engine is BM25 over the task's own knowledge. As for the other search agents, a reply that
+answers (or neither answers nor searches) before `min_searches` search rounds is sent back once with the
+request to search first (`nudged`).
 """
 
 from __future__ import annotations
@@ -80,9 +81,8 @@ class O2Searcher(Method):
             queries = [] if forced else (all_tags(before + "</query>", "query") or [  # untagged: one query a line
                 line.strip() for line in (last_tag(before, "search") or "").splitlines() if line.strip()])
             queries = queries[:cfg.max_queries]
-            if (answer is not None and not queries and not forced and not nudged
-                    and len(queries_per_round) < cfg.min_searches):
-                nudged = True
+            if not queries and not forced and not nudged and len(queries_per_round) < cfg.min_searches:
+                nudged = True  # answered or stalled before searching, which a trained agent does not: once
                 messages += [{"role": "assistant", "content": before.strip() or text.strip()},
                              {"role": "user", "content": SEARCH_FIRST}]
                 continue

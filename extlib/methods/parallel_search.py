@@ -4,10 +4,10 @@
 sequential agent searches one query per step. The search engine is BM25 over the task's own knowledge.
 
 Both papers train the agent with reinforcement learning; here the same protocol is prompted. A trained agent
-searches before it answers; the prompted 1.5B answers most questions from memory at once, so an answer given
-before `min_searches` searches is sent back once with the request to search first (`nudged`). Recorded per
-question, as ParallelSearch reports: LLM turns, searches, the decomposition ratio (share of searches with
-more than one sub-query), and wall time (usage).
+searches before it answers; the prompted 1.5B answers most questions from memory at once, so a reply that
+answers (or neither answers nor searches) before `min_searches` searches is sent back once with the request
+to search first (`nudged`). Recorded per question, as ParallelSearch reports: LLM turns, searches, the
+decomposition ratio (share of searches with more than one sub-query), and wall time (usage).
 """
 
 from __future__ import annotations
@@ -84,9 +84,8 @@ class SearchAgent(Method):
                 return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
             answer = last_tag(text, "answer")
             query = None if forced else last_tag(text.split("<answer>")[0], "search")
-            early = answer is not None and query is None and not forced and len(subqueries) < cfg.min_searches
-            if early and not nudged:
-                nudged = True
+            if query is None and not forced and not nudged and len(subqueries) < cfg.min_searches:
+                nudged = True  # answered or stalled before searching, which a trained agent does not: once
                 messages += [{"role": "assistant", "content": text.split("<answer>")[0].strip() or text.strip()},
                              {"role": "user", "content": SEARCH_FIRST}]
                 continue
