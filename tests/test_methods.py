@@ -304,6 +304,10 @@ def test_small_model_slips_of_the_answering_agents_are_handled():
     prediction = make_method("mapreduce", chunk_tokens=64, context_window=2048).run(task(), scripted_client(
         abstaining_reducer))
     assert prediction.answer == "Rutland" and prediction.extra["answer_by_vote"] == 1
+    rambling = make_method("mapreduce", chunk_tokens=64, context_window=2048).run(task(), scripted_client(
+        lambda p: "So the records say he was born in a county." if p.startswith("Below are records") else
+        abstaining_reducer(p)))  # no `Answer:` line: its first line would be scored, the vote is better
+    assert rambling.answer == "Rutland" and rambling.extra["answer_by_vote"] == 1
 
 
 @pytest.mark.parametrize("name", ["parallelsearch", "search-r1", "o2-searcher"])

@@ -5,8 +5,8 @@ one window, and reduce them to an answer, settling conflicts by confidence.
 Deviations: the paper's prompts use in-context examples to calibrate confidence; here the 0-5 scale is
 described in words. The final answer is asked for on a last `Answer:` line (the small bundled models answer
 the question's bridge entity otherwise, see extlib.prompts). When the reducing call abstains although
-records carry answers (the bundled 1.5B does so on records that agree), the answer is the confidence-weighted
-vote of the records' answers, and `answer_by_vote` says so.
+records carry answers (the bundled 1.5B does so on records that agree), or ends without its `Answer:` line,
+the answer is the confidence-weighted vote of the records' answers, and `answer_by_vote` says so.
 """
 
 from __future__ import annotations
@@ -125,8 +125,8 @@ class LLMxMapReduce(Method):
         calls.append(record)
         if text is None:
             return Prediction(task.id, "", level + 1, calls, error=f"reduce failed: {record.error}")
-        answer, voted = parse_answer(text), False
-        if answer is None and (answer := confidence_vote(records)):  # the reducer abstained over answers
+        answer, voted = parse_answer(text, answer_line=True), False
+        if answer is None and (answer := confidence_vote(records)):  # abstained, or never wrote its answer line
             voted = True
         return Prediction(task.id, answer or "", level + 1, calls,
                           extra={"map_records_kept": len(records), "collapse_levels": level - 1,
