@@ -47,14 +47,31 @@ class RunSpec:
 
 
 def read_rows(path: Path) -> dict[str, dict]:
-    """The latest row per question id (a retried question appears more than once)."""
+    """The latest row per question id (a retried question appears more than once). A last line torn by a
+    crash mid-write is no row: its question counts as not answered."""
     rows: dict[str, dict] = {}
     if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
                 row = json.loads(line)
-                rows[row["id"]] = row
+            except json.JSONDecodeError as exc:
+                if number == len(lines) and not text.endswith("\n"):
+                    break
+                raise ValueError(f"{path}, line {number}: not a JSON row ({exc}); remove or repair that line") from exc
+            rows[row["id"]] = row
     return rows
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Appending after a partial last line would glue the next row onto it and lose both."""
+    if path.exists():
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            path.write_bytes(data[:data.rfind(b"\n") + 1])
 
 
 def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_llm: LLMClient | None = None,
@@ -67,6 +84,7 @@ def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_
     done = read_rows(path)
     todo = [t for t in tasks if t.id not in done or (done[t.id]["error"] and done[t.id]["attempt"] < max_attempts)]
     header = {"spec": spec.__dict__}
+    _drop_torn_tail(path)
     with open(path, "a", encoding="utf-8") as sink:
         for task in tqdm(todo, desc=f"{spec.method} L={spec.input_tokens:,}", unit="question", disable=not progress):
             start = time.time()

@@ -3,6 +3,7 @@
 import json
 
 import openai
+import pytest
 
 from extlib import Task
 from extlib.experiments import RunSpec, bootstrap_interval, collect, markdown, paired_differences, read_rows, run
@@ -103,3 +104,18 @@ def test_bootstrap_interval_and_paired_differences():
     assert paired["method"] == "direct" and paired["questions"] == 3  # only the questions both answered
     assert abs(paired["difference"]) < 1e-9 and (paired["wins"], paired["ties"], paired["losses"]) == (1, 1, 1)
     assert paired["low"] < 0 < paired["high"]
+
+
+def test_a_row_torn_by_a_crash_is_answered_again_and_a_broken_middle_line_is_named(tmp_path):
+    llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
+    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:3]) + "\n" + lines[3][:40])  # killed while writing the last row
+    assert len(read_rows(path)) == 3
+    calls_before = len(llm._client.prompts)
+    run(spec(), TASKS, llm, tmp_path, progress=False)
+    assert len(llm._client.prompts) - calls_before == 1 and len(read_rows(path)) == 4
+    assert all(json.loads(line) for line in path.read_text().splitlines())  # no row glued to the torn one
+    path.write_text(lines[0] + "\n{broken\n" + lines[1] + "\n")
+    with pytest.raises(ValueError, match="line 2: not a JSON row"):
+        read_rows(path)
