@@ -38,7 +38,7 @@ data: setup
 	$(BIN)/extagents data
 
 # Every method side by side (docs/methods.md): 20 HotpotQA questions at 2,000 and 8,000 tokens, 2,048-token
-# window, no response cache so every time is measured. About 16 minutes a question on 2 cores; resumable
+# window, no response cache so every time is measured. About 19 minutes a question on 2 cores; resumable
 # (run it again to continue), LIMIT=K answers the first K questions of every run now.
 LIMIT ?= 20
 compare: data

@@ -125,9 +125,8 @@ class LLMxMapReduce(Method):
         calls.append(record)
         if text is None:
             return Prediction(task.id, "", level + 1, calls, error=f"reduce failed: {record.error}")
-        answer, voted = parse_answer(text, answer_line=True), False
-        if answer is None and (answer := confidence_vote(records)):  # abstained, or never wrote its answer line
-            voted = True
+        answer = parse_answer(text, answer_line=True)
+        voted = answer is None and (answer := confidence_vote(records)) is not None  # abstained, or no answer line
         return Prediction(task.id, answer or "", level + 1, calls,
                           extra={"map_records_kept": len(records), "collapse_levels": level - 1,
                                  "answer_by_vote": int(voted)})

@@ -18,7 +18,7 @@ from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
 from .base import Method, check_config
-from .search_tools import SEARCH_FIRST, all_tags, conversation_tokens, last_tag, results_block, without_tags
+from .search_tools import all_tags, conversation_tokens, last_tag, results_block, send_back_to_search, without_tags
 
 AGENT = ("You answer a question by searching a knowledge source. Each turn, first think inside <think> and "
          "</think>. Then either search with up to {max_queries} queries, written as <search><query>first query"
@@ -82,9 +82,8 @@ class O2Searcher(Method):
                 line.strip() for line in (last_tag(before, "search") or "").splitlines() if line.strip()])
             queries = queries[:cfg.max_queries]
             if not queries and not forced and not nudged and len(queries_per_round) < cfg.min_searches:
-                nudged = True  # answered or stalled before searching, which a trained agent does not: once
-                messages += [{"role": "assistant", "content": before.strip() or text.strip()},
-                             {"role": "user", "content": SEARCH_FIRST}]
+                nudged = True
+                send_back_to_search(messages, text)
                 continue
             if answer is not None or forced:
                 return Prediction(task.id, answer or parse_answer(without_tags(text)) or "", turn, calls, extra=stats)

@@ -19,7 +19,7 @@ from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
 from .base import Method, check_config
-from .search_tools import SEARCH_FIRST, conversation_tokens, last_tag, results_block, without_tags
+from .search_tools import conversation_tokens, last_tag, results_block, send_back_to_search, without_tags
 
 SEARCH_R1 = ("Answer the given question. You must conduct reasoning inside <think> and </think> first every time "
              "you get new information. After reasoning, if you find you lack some knowledge, you can call a "
@@ -85,9 +85,8 @@ class SearchAgent(Method):
             answer = last_tag(text, "answer")
             query = None if forced else last_tag(text.split("<answer>")[0], "search")
             if query is None and not forced and not nudged and len(subqueries) < cfg.min_searches:
-                nudged = True  # answered or stalled before searching, which a trained agent does not: once
-                messages += [{"role": "assistant", "content": text.split("<answer>")[0].strip() or text.strip()},
-                             {"role": "user", "content": SEARCH_FIRST}]
+                nudged = True
+                send_back_to_search(messages, text)
                 continue
             if answer is not None or forced:
                 return Prediction(task.id, answer or parse_answer(without_tags(text)) or "", turn, calls, extra=stats)

@@ -11,6 +11,13 @@ SEARCH_FIRST = ("Do not answer yet: you have not searched. Search the knowledge 
                 "it returns.")
 
 
+def send_back_to_search(messages: list[dict], reply: str) -> None:
+    """A reply that answered (or stalled) before any search goes back with its reasoning, not its answer:
+    a trained search agent searches first, a prompted small model answers from memory."""
+    messages += [{"role": "assistant", "content": reply.split("<answer>")[0].strip() or reply.strip()},
+                 {"role": "user", "content": SEARCH_FIRST}]
+
+
 def conversation_tokens(llm: LLMClient, messages: list[dict]) -> int:
     """What a chat of these messages costs in prompt tokens, role markers included."""
     return sum(llm.count_tokens(m["content"]) for m in messages) + CHAT_OVERHEAD_TOKENS * len(messages)
