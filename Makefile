@@ -38,12 +38,16 @@ data: setup
 	$(BIN)/extagents data
 
 # Every method side by side (docs/methods.md): 20 HotpotQA questions at 2,000 and 8,000 tokens, 2,048-token
-# window, no response cache so every time is measured. About 19 minutes a question on 2 cores; resumable
-# (run it again to continue), LIMIT=K answers the first K questions of every run now.
+# window, no response cache so every time is measured. One question at a time across all methods, so a stop
+# leaves every method at the same count and each question's rows come from one sitting; resumable (run it
+# again to continue). 12 to 19 minutes a question on 2 cores, by machine; LIMIT=K stops after K questions.
 LIMIT ?= 20
 compare: data
-	$(BIN)/extagents run --dataset hotpotqa --method all --lengths 2000,8000 --n 20 --seed 0 --limit $(LIMIT) \
-		--context-window 2048 --knob chunk_tokens=512 --knob rating=order --no-cache --out runs/compare
+	for k in $$(seq 1 $(LIMIT)); do \
+		$(BIN)/extagents run --dataset hotpotqa --method all --lengths 2000,8000 --n 20 --seed 0 --limit $$k \
+			--context-window 2048 --knob chunk_tokens=512 --knob rating=order --no-cache --out runs/compare \
+			|| exit 1; \
+	done
 	$(BIN)/extagents report runs/compare --csv runs/compare.csv
 	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb
 
