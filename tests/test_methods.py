@@ -335,3 +335,17 @@ def test_search_agents_answering_before_any_search_are_sent_back_once(name):
     as_published = make_method(name, context_window=4096, min_searches=0).run(passage_task(),
                                                                               scripted_client(from_memory))
     assert as_published.answer == "London" and as_published.extra["nudged"] == 0
+
+
+def test_search_agent_fits_retrieved_passages_to_the_window_and_then_answers():
+    def responder(prompt: str) -> str:
+        if prompt.startswith("Give the answer now"):
+            return "<answer> Rutland </answer>"
+        return "<search> Tobias Wrenfield born ## Kettleby county ## gulls ## stone houses </search>"
+
+    window = 1400  # bytes = tokens here: room for the prompt and a few passages, not for all sixteen
+    prediction = make_method("parallelsearch", context_window=window, top_k=4, max_tokens=64).run(
+        passage_task(), scripted_client(responder))
+    assert prediction.error is None and prediction.answer == "Rutland"
+    search, answer = prediction.calls  # a full window forces the answer at once, not at the turn limit
+    assert answer.role == "answer" and 0 < prediction.extra["passages_cut"] < 16  # cut to fit, not all dropped

@@ -19,7 +19,14 @@ from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
 from .base import Method, check_config
-from .search_tools import conversation_tokens, last_tag, results_block, send_back_to_search, without_tags
+from .search_tools import (
+    conversation_tokens,
+    fitting_results,
+    last_tag,
+    results_block,
+    send_back_to_search,
+    without_tags,
+)
 
 SEARCH_R1 = ("Answer the given question. You must conduct reasoning inside <think> and </think> first every time "
              "you get new information. After reasoning, if you find you lack some knowledge, you can call a "
@@ -70,16 +77,19 @@ class SearchAgent(Method):
         subqueries: list[int] = []  # sub-queries of each search step
         stalled = False  # a reply with neither a search nor an answer: ask for the answer
         nudged = False
+        full = False  # the last retrieved block was cut to fit the window: answer now
+        passages_cut = 0
         for turn in range(1, cfg.max_turns + 2):
             used = conversation_tokens(llm, messages)
-            forced = stalled or turn > cfg.max_turns or used + cfg.max_tokens > cfg.context_window
+            forced = stalled or full or turn > cfg.max_turns or used + cfg.max_tokens > cfg.context_window
             if forced:
                 messages.append({"role": "user", "content": FORCE})
             text, record = await call(llm, messages, cfg.max_tokens, "answer" if forced else "agent", turn,
                                       stop=["</search>", "</answer>"])
             calls.append(record)
             stats = {"turns": len(calls), "searches": len(subqueries), "subqueries": subqueries, "nudged": int(nudged),
-                     "decomposition_ratio": sum(n > 1 for n in subqueries) / len(subqueries) if subqueries else 0.0}
+                     "decomposition_ratio": sum(n > 1 for n in subqueries) / len(subqueries) if subqueries else 0.0,
+                     "passages_cut": passages_cut}
             if text is None:
                 return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
             answer = last_tag(text, "answer")
@@ -98,7 +108,12 @@ class SearchAgent(Method):
             parts = parts[:cfg.max_subqueries]
             subqueries.append(len(parts))
             found = list(dict.fromkeys(i for q in parts for i in search.search(q, cfg.top_k)))
-            messages += [{"role": "assistant", "content": text.split("</search>")[0] + "</search>"},
-                         {"role": "user", "content": "<information>" +
-                          results_block([search.passages[i] for i in found]) + "</information>"}]
+            messages.append({"role": "assistant", "content": text.split("</search>")[0] + "</search>"})
+            # room for the block, the forced-answer request and the answer itself
+            room = cfg.context_window - cfg.max_tokens - conversation_tokens(
+                llm, messages + [{"role": "user", "content": ""}, {"role": "user", "content": FORCE}])
+            passages = fitting_results(llm, [search.passages[i] for i in found], room)
+            full = len(passages) < len(found)
+            passages_cut += len(found) - len(passages)
+            messages.append({"role": "user", "content": "<information>" + results_block(passages) + "</information>"})
         raise AssertionError("unreachable: the last turn is forced to answer")

@@ -38,6 +38,17 @@ def results_block(passages: list[str]) -> str:
     return "\n".join(f"Doc {i + 1}: {p.strip()}" for i, p in enumerate(passages))
 
 
+def fitting_results(llm: LLMClient, passages: list[str], room: int) -> list[str]:
+    """The leading passages whose <information> block fits in `room` prompt tokens: a block past the window
+    would make every later call fail, and forcing the answer cannot shrink it."""
+    kept: list[str] = []
+    for passage in passages:
+        if llm.count_tokens("<information>" + results_block(kept + [passage]) + "</information>") > room:
+            break
+        kept.append(passage)
+    return kept
+
+
 def without_tags(text: str) -> str:
     """The reply with its <think> reasoning and any stray tags removed (for an answer given untagged)."""
     text = re.sub(r"<think>.*?(?:</think>|$)", " ", text, flags=re.DOTALL | re.IGNORECASE)
