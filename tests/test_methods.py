@@ -349,3 +349,22 @@ def test_search_agent_fits_retrieved_passages_to_the_window_and_then_answers():
     assert prediction.error is None and prediction.answer == "Rutland"
     search, answer = prediction.calls  # a full window forces the answer at once, not at the turn limit
     assert answer.role == "answer" and 0 < prediction.extra["passages_cut"] < 16  # cut to fit, not all dropped
+
+
+def test_o2_searcher_condenses_only_the_results_that_fit_the_window():
+    condensed = []
+
+    def responder(prompt: str) -> str:
+        if prompt.startswith("Question:"):
+            condensed.append(prompt)
+            return "- Tobias Wrenfield was born in Kettleby, in Rutland."
+        if "<learnings>" in prompt or prompt.startswith("Give the answer now"):
+            return "<answer> Rutland </answer>"
+        return "<query>Tobias Wrenfield</query><query>gulls and stone houses</query>"
+
+    window = 700  # bytes = tokens here: the condense prompt cannot hold every passage found
+    prediction = make_method("o2-searcher", context_window=window, top_k=8, max_tokens=64).run(
+        passage_task(), scripted_client(responder))
+    assert prediction.error is None and prediction.answer == "Rutland"
+    assert prediction.extra["passages_cut"] > 0 and "Doc 1:" in condensed[0]  # cut to fit, not all dropped
+    assert len(condensed[0].encode()) + 64 <= window

@@ -12,13 +12,22 @@ request to search first (`nudged`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from ..agents import call, parse_answer
 from ..llm import LLMClient
 from ..passage_search import PassageSearch
 from ..trace import CallRecord, Prediction, Task
 from .base import Method, check_config
-from .search_tools import all_tags, conversation_tokens, last_tag, results_block, send_back_to_search, without_tags
+from .search_tools import (
+    all_tags,
+    conversation_tokens,
+    fitting_results,
+    last_tag,
+    results_block,
+    send_back_to_search,
+    without_tags,
+)
 
 AGENT = ("You answer a question by searching a knowledge source. Each turn, first think inside <think> and "
          "</think>. Then either search with up to {max_queries} queries, written as <search><query>first query"
@@ -65,6 +74,7 @@ class O2Searcher(Method):
         queries_per_round: list[int] = []
         stalled = False  # a reply with neither a search nor an answer: ask for the answer
         nudged = False
+        passages_cut = 0
         for turn in range(1, cfg.max_rounds + 2):
             used = conversation_tokens(llm, messages)
             forced = stalled or turn > cfg.max_rounds or used + 2 * cfg.max_tokens > cfg.context_window
@@ -73,7 +83,8 @@ class O2Searcher(Method):
             text, record = await call(llm, messages, cfg.max_tokens, "answer" if forced else "agent", turn,
                                       stop=["</search>", "</answer>"])
             calls.append(record)
-            stats = {"rounds": len(queries_per_round), "queries_per_round": queries_per_round, "nudged": int(nudged)}
+            stats = {"rounds": len(queries_per_round), "queries_per_round": queries_per_round, "nudged": int(nudged),
+                     "passages_cut": passages_cut}
             if text is None:
                 return Prediction(task.id, "", turn, calls, error=f"turn {turn} failed: {record.error}", extra=stats)
             answer = last_tag(text, "answer")
@@ -93,9 +104,14 @@ class O2Searcher(Method):
                 continue
             queries_per_round.append(len(queries))
             found = list(dict.fromkeys(i for q in queries for i in search.search(q, cfg.top_k)))
-            results = results_block([search.passages[i] for i in found])
-            learned, record = await call(llm, CONDENSE.format(question=task.question, queries="; ".join(queries),
-                                                              results=results), cfg.max_tokens, "condense", turn)
+            condense = partial(CONDENSE.format, question=task.question, queries="; ".join(queries))
+            # five queries' passages can exceed a small window: condense what fits
+            room = cfg.context_window - cfg.max_tokens - conversation_tokens(
+                llm, [{"role": "user", "content": condense(results="")}])
+            passages = fitting_results(llm, [search.passages[i] for i in found], room)
+            passages_cut += len(found) - len(passages)
+            learned, record = await call(llm, condense(results=results_block(passages)), cfg.max_tokens, "condense",
+                                         turn)
             calls.append(record)
             messages += [{"role": "assistant", "content": text.split("</search>")[0] + "</search>"},
                          {"role": "user", "content": f"<learnings>\n{(learned or 'NONE').strip()}\n</learnings>"}]
