@@ -40,7 +40,7 @@ data: setup
 # Every method side by side (docs/methods.md): 20 HotpotQA questions at 2,000 and 8,000 tokens, 2,048-token
 # window, no response cache so every time is measured. One question at a time across all methods, so a stop
 # leaves every method at the same count and each question's rows come from one sitting; resumable (run it
-# again to continue). 12 to 19 minutes a question on 2 cores, by machine; LIMIT=K stops after K questions.
+# again to continue). 11.5 to 19 minutes a question on 2 cores, by machine; LIMIT=K stops after K questions.
 LIMIT ?= 20
 compare: data
 	for k in $$(seq 1 $(LIMIT)); do \
