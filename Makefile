@@ -37,16 +37,14 @@ test: $(BIN)/extagents
 data: setup
 	$(BIN)/extagents data
 
-# Every method side by side (docs/methods.md): 20 HotpotQA questions at 2,000 and 8,000 tokens, 2,048-token
-# window, no response cache so every time is measured. One question at a time across all methods, so a stop
-# leaves every method at the same count and each question's rows come from one sitting; resumable (run it
-# again to continue). 11.5 to 19 minutes a question on 2 cores, by machine; LIMIT=K stops after K questions.
+# Every method side by side (docs/methods.md; settings in configs/compare.yaml). One question at a time across
+# all methods, so a stop leaves every method at the same count and each question's rows come from one sitting;
+# resumable (run it again to continue). 11.5 to 19 minutes a question on 2 cores, by machine; LIMIT=K stops
+# after K questions.
 LIMIT ?= 20
 compare: data
 	for k in $$(seq 1 $(LIMIT)); do \
-		$(BIN)/extagents run --dataset hotpotqa --method all --lengths 2000,8000 --n 20 --seed 0 --limit $$k \
-			--context-window 2048 --knob chunk_tokens=512 --knob rating=order --no-cache --out runs/compare \
-			|| exit 1; \
+		$(BIN)/extagents run --config configs/compare.yaml --limit $$k || exit 1; \
 	done
 	$(BIN)/extagents report runs/compare --csv runs/compare.csv
 	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb

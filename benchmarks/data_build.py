@@ -21,8 +21,8 @@ def _rss_mb() -> float:
 
 
 def build_index(queue: multiprocessing.Queue) -> None:
-    from extlib.bm25_index import BM25Index
     from extlib.datasets import hotpotqa
+    from extlib.retrieval import BM25Index
 
     _, pool = hotpotqa.load_pool()
     start = time.perf_counter()

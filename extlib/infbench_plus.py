@@ -13,7 +13,6 @@ whose calls failed is recorded as failed (neither kept nor dropped) and retried 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -21,12 +20,16 @@ from typing import Any
 
 from tqdm import tqdm
 
-from .agents import content_words, grounding
+from .budget import CHAT_OVERHEAD_TOKENS, require_fit
+from .calls import call
 from .chunking import encode_long, fixed_chunks
-from .llm import LLMClient, LLMError
-from .methods.base import CHAT_OVERHEAD_TOKENS, PromptTooLong
+from .fan_out import fan_out
+from .grounding import grounding
+from .jsonl import append, open_for_append, read_jsonl
+from .llm import LLMClient
 from .metrics import normalize_answer
 from .trace import Task
+from .words import content_words
 
 PROMPTS = {
     "en": ("Here is one segment of a long document.\n\n{segment}\n\nQuestion: {question}\nReference answer: "
@@ -67,21 +70,18 @@ async def judge_sample(task: Task, llm: LLMClient, segment_tokens: int, context_
                        verify: bool = True) -> dict[str, Any]:
     template = PROMPTS[task.lang]
     fixed = llm.count_tokens(template.format(segment="", question=task.question, answer=" / ".join(task.answers)))
-    if fixed + segment_tokens + VERDICT_TOKENS + CHAT_OVERHEAD_TOKENS > context_window:
-        raise PromptTooLong(f"a {segment_tokens}-token segment plus the prompt ({fixed} tokens) and the verdict "
-                            f"do not fit a {context_window}-token window; use smaller segments or a larger window")
+    require_fit(fixed + segment_tokens + VERDICT_TOKENS + CHAT_OVERHEAD_TOKENS, context_window,
+                f"a {segment_tokens}-token segment, the prompt ({fixed} tokens) and the verdict",
+                fix="use smaller segments or a larger window")
     segments = fixed_chunks(llm.tokenizer, encode_long(llm.tokenizer, task.knowledge), segment_tokens)
     prompts = [template.format(segment=s, question=task.question, answer=" / ".join(task.answers))
                for s in segments]
-    replies = await asyncio.gather(*(llm.complete(p, max_tokens=VERDICT_TOKENS) for p in prompts),
-                                   return_exceptions=True)
-    failed = [f"segment {i}: {r}" for i, r in enumerate(replies) if isinstance(r, BaseException)]
-    for r in replies:
-        if isinstance(r, BaseException) and not isinstance(r, LLMError):
-            raise r
-    yes = [{"segment": i, "reply": r.text.strip(),
-            "verified": quote_supports(r.text, segments[i], task.answers) if verify else None}
-           for i, r in enumerate(replies) if not isinstance(r, BaseException) and says_yes(r.text)]
+    replies = await fan_out([call(llm, p, VERDICT_TOKENS, "judge", 1, i) for i, p in enumerate(prompts)],
+                            f"{task.id}: segments")
+    failed = [f"segment {i}: {record.error}" for i, (text, record) in enumerate(replies) if text is None]
+    yes = [{"segment": i, "reply": text.strip(),
+            "verified": quote_supports(text, segments[i], task.answers) if verify else None}
+           for i, (text, _) in enumerate(replies) if text is not None and says_yes(text)]
     answering = [y for y in yes if y["verified"] is not False]
     verdict = "dropped" if answering else "failed" if failed else "kept"
     return {"id": task.id, "verdict": verdict, "segments": len(segments), "answering_segments": answering,
@@ -98,20 +98,14 @@ def build(tasks: list[Task], llm: LLMClient, out: str | Path, segment_tokens: in
         raise ValueError(f"segment_tokens must be positive, got {segment_tokens}")
     log = out.with_suffix(".log.jsonl")
     settings = {"segment_tokens": segment_tokens, "model": llm.model, "verify": verify}
-    done = {}
-    if log.exists():  # verdicts made with other settings do not count
-        for line in log.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            if record["verdict"] != "failed" and record.get("settings") == settings:
-                done[record["id"]] = record
+    done = {record["id"]: record for record in read_jsonl(log)  # verdicts made with other settings do not count
+            if record["verdict"] != "failed" and record.get("settings") == settings}
     todo = [t for t in tasks if t.id not in done]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "a", encoding="utf-8") as sink:
+    with open_for_append(log) as sink:
         for task in tqdm(todo, desc="∞Bench+ filter", unit="sample", disable=not progress):
             record = {**run_sync(judge_sample(task, llm, segment_tokens, context_window, verify)),
                       "settings": settings}
-            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-            sink.flush()
+            append(sink, record)
             if record["verdict"] != "failed":
                 done[task.id] = record
     records = [done.get(t.id) or {"id": t.id, "verdict": "failed"} for t in tasks]

@@ -47,3 +47,79 @@ def test_invalid_numbers_and_choices_are_rejected_by_the_parser(flag, value):
     result = cli("ask", "--doc", DOC, "--question", "q?", flag, value)
     assert result.returncode == 2
     assert flag in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--lengths", "0"], "give positive token counts"),
+    (["--lengths", "2k"], "comma-separated token counts"),
+    (["--lengths", "2000", "--method", ""], "unknown method(s) (none given)"),
+    (["--lengths", "2000", "--method", "extagents,magic"], "unknown method(s) ['magic']"),
+    (["--lengths", "2000", "--ids", "{tmp}/missing.json"], "ids file not found"),
+    (["--lengths", "2000", "--ids", "{tmp}/broken.json"], "broken.json is not JSON"),
+    (["--lengths", "2000", "--option", "position"], "--option 'position': write KEY=VALUE"),
+    (["--lengths", "2000", "--option", "depth=0.5"], "hotpotqa has no option(s) ['depth']"),
+    (["--lengths", "2000", "--method", "direct,drag", "--rounds", "3"],
+     "no method of direct, drag has the knob rounds"),
+    (["--lengths", "2000", "--chunk-tokens", "0"], "argument --chunk-tokens: expected a positive integer"),
+])
+def test_run_rejects_bad_settings_before_any_model_is_loaded(files, args, message):
+    (files / "broken.json").write_text("[\"a\", ")
+    result = cli("run", "--dataset", "hotpotqa", *[a.replace("{tmp}", str(files)) for a in args])
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert message in result.stderr, result.stderr
+
+
+def test_ask_rejects_a_knob_none_of_its_methods_has():
+    result = cli("ask", "--doc", DOC, "--question", "q?", "--method", "direct", "--rating", "order")
+    assert result.returncode == 2 and "no method of direct has the knob rating" in result.stderr
+
+
+@pytest.mark.parametrize("text, message", [
+    ("dataset: hotpotqa\nlenghts: [2000]\n", "exp.yaml: unknown setting 'lenghts'"),
+    ("dataset: hotpotqa\nlengths: [2000]\nknobs: {chunk_tokenz: 512}\n", "exp.yaml: unknown knob(s) chunk_tokenz"),
+    ("dataset: hotpotqa\nlengths: [2000]\nknobs: {chunk_tokens: -5}\n",
+     "exp.yaml: argument --chunk-tokens: expected a positive"),
+    ("dataset: hotpotqa\nlengths: [0]\n", "--lengths '0': give positive token counts"),
+    ("dataset: [unclosed\n", "exp.yaml is not valid YAML"),
+    ("- just a list\n", "exp.yaml: expected a mapping of settings"),
+])
+def test_a_config_file_is_checked_like_a_command_line_and_named_in_errors(tmp_path, text, message):
+    config = tmp_path / "exp.yaml"
+    config.write_text(text)
+    result = cli("run", "--config", str(config))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert message in result.stderr, result.stderr
+
+
+def test_a_config_file_becomes_the_same_flags_and_the_command_line_wins(tmp_path):
+    import argparse
+
+    from extlib.cli import build_parser
+    from extlib.cli_flags import config_argv
+
+    config = tmp_path / "exp.yaml"
+    config.write_text("dataset: hotpotqa\nmethod: all\nlengths: [2000, 8000]\nn: 20\nno_cache: true\n"
+                      "knobs: {context_window: 2048, chunk_tokens: 512, rating: order, gks: false}\n"
+                      "options: {}\n")
+    parser = build_parser()
+    run = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
+    argv = config_argv(str(config), run)
+    args = parser.parse_args(["run", *argv, "--chunk-tokens", "256"])
+    assert (args.dataset, args.method, args.lengths, args.n, args.no_cache) == ("hotpotqa", "all", "2000,8000", 20,
+                                                                                 True)
+    assert (args.context_window, args.chunk_tokens, args.rating, args.gks) == (2048, 256, "order", False)
+
+
+def test_the_checked_in_experiment_configs_parse():
+    import argparse
+
+    from extlib.cli import build_parser
+    from extlib.cli_flags import config_argv
+
+    parser = build_parser()
+    run = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
+    configs = sorted((DATA.parent.parent / "configs").glob("*.yaml"))
+    assert configs
+    for config in configs:
+        args = parser.parse_args(["run", *config_argv(str(config), run)])
+        assert args.dataset and args.lengths

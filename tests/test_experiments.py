@@ -3,10 +3,13 @@
 import json
 
 import openai
+import pandas as pd
 import pytest
 
 from extlib import Task
-from extlib.experiments import RunSpec, bootstrap_interval, collect, markdown, paired_differences, read_rows, run
+from extlib.experiments import RunSpec, read_rows, run
+from extlib.methods import UnknownKnob
+from extlib.results import bootstrap_interval, collect, load_rows, markdown, paired_differences
 from extlib.testing import scripted_client
 
 TASKS = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann {i}. " * 20, [f"Ann {i}"])
@@ -26,7 +29,9 @@ def test_a_run_writes_one_scored_row_per_question_named_by_its_settings(tmp_path
     rows = read_rows(path)
     assert sorted(rows) == ["q0", "q1", "q2", "q3"] and all(r["f1"] == 1.0 for r in rows.values())
     assert rows["q0"]["calls"][0]["role"] == "answer" and rows["q0"]["spec"]["method"] == "direct"
-    assert spec(knobs={"chunk_tokens": 64}).path(tmp_path) != spec().path(tmp_path)  # knobs name the file too
+    assert spec(knobs={"max_tokens": 64}).path(tmp_path) != spec().path(tmp_path)  # knobs name the file too
+    with pytest.raises(UnknownKnob, match="no method of direct has the knob chunk_tokens"):
+        spec(knobs={"chunk_tokens": 64})  # direct reads no chunks: no new file name for a setting that does nothing
 
 
 def test_failed_questions_are_kept_scored_zero_and_retried_on_resume(tmp_path):
@@ -39,7 +44,7 @@ def test_failed_questions_are_kept_scored_zero_and_retried_on_resume(tmp_path):
 
     llm = scripted_client(flaky, max_retries=0)
     path = run(spec(), TASKS, llm, tmp_path, progress=False)
-    table = collect([path])[0]
+    table = collect([path]).iloc[0]
     assert table["questions"] == 4 and table["failed"] == 2 and table["f1"] == 0.5  # failures count as 0
     broken.discard("q1")
     calls_before = len(llm._client.prompts)
@@ -56,7 +61,7 @@ def test_collect_and_markdown_make_one_table(tmp_path):
     llm = scripted_client(lambda p: "Ann 0")
     paths = [run(spec(method=m), TASKS, llm, tmp_path, progress=False) for m in ("direct", "drag")]
     table = collect(paths)
-    assert {r["method"] for r in table} == {"direct", "drag"} and all(r["em"] == 0.25 for r in table)
+    assert set(table["method"]) == {"direct", "drag"} and (table["em"] == 0.25).all()
     text = markdown(table)
     assert text.split("\n\n")[0].count("\n") == 3 and "calls from cache" in text
     assert "| toy | 200 | direct | 62.5 | 50–88 | 25.0 |" in text  # with its bootstrap interval
@@ -95,12 +100,13 @@ def test_retrieved_knowledge_is_cut_at_the_end_and_books_in_the_middle(tmp_path)
 def test_bootstrap_interval_and_paired_differences():
     assert bootstrap_interval([0.5] * 7) == (0.5, 0.5)
     low, high = bootstrap_interval([0.0, 1.0] * 10)
-    assert 0.25 < low < 0.5 < high < 0.75
+    assert 0.2 < low < 0.5 < high < 0.8
+    assert abs((high - low) / 2 - 1.96 * 0.5 / 20 ** 0.5) <= 0.05  # the normal half-width, within one question
     cell = {"dataset": "toy", "input_tokens": 200, "model": "m", "window": 512}
     table = [{**cell, "method": "extagents", "f1_by_id": {"a": 1.0, "b": 1.0, "c": 0.0, "d": 0.5}},
              {**cell, "method": "direct", "f1_by_id": {"a": 0.0, "b": 1.0, "c": 1.0}},
              {**cell, "input_tokens": 800, "method": "drag", "f1_by_id": {"a": 0.0}}]  # another length: unpaired
-    [paired] = paired_differences(table)
+    [paired] = paired_differences(pd.DataFrame(table)).to_dict("records")
     assert paired["method"] == "direct" and paired["questions"] == 3  # only the questions both answered
     assert abs(paired["difference"]) < 1e-9 and (paired["wins"], paired["ties"], paired["losses"]) == (1, 1, 1)
     assert paired["low"] < 0 < paired["high"]
@@ -119,3 +125,33 @@ def test_a_row_torn_by_a_crash_is_answered_again_and_a_broken_middle_line_is_nam
     path.write_text(lines[0] + "\n{broken\n" + lines[1] + "\n")
     with pytest.raises(ValueError, match="line 2: not a JSON row"):
         read_rows(path)
+
+
+def test_a_complete_last_row_missing_only_its_newline_is_kept_and_not_answered_again(tmp_path):
+    llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
+    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    path.write_text(path.read_text().rstrip("\n"))  # killed after the row, before its newline
+    assert len(read_rows(path)) == 4
+    calls_before = len(llm._client.prompts)
+    run(spec(), TASKS, llm, tmp_path, progress=False)
+    assert len(llm._client.prompts) == calls_before  # nothing answered again, nothing lost
+    assert len(read_rows(path)) == 4 and path.read_text().endswith("\n")
+
+
+def test_load_rows_gives_every_question_with_its_run_settings(tmp_path):
+    llm = scripted_client(lambda p: "Ann 0")
+    paths = [run(spec(method=m), TASKS, llm, tmp_path, progress=False) for m in ("direct", "drag")]
+    rows = load_rows(paths)
+    assert len(rows) == 8 and set(rows["method"]) == {"direct", "drag"}
+    assert rows.groupby("method")["f1"].mean().round(3).to_dict() == {"direct": 0.625, "drag": 0.625}
+    assert not rows["failed"].any() and (rows["window"] == 1000).all()
+
+
+def test_report_on_files_without_rows_is_a_clear_error(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "empty.jsonl").write_text("")
+    out = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 2 and "no run rows in the given files" in out.stderr

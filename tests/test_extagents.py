@@ -4,8 +4,8 @@ import openai
 import pytest
 
 from extlib import ExtAgents, PromptTooLong, Task
-from extlib.methods import kar_schedule, top_k_within
-from extlib.methods.base import CHAT_OVERHEAD_TOKENS
+from extlib.budget import CHAT_OVERHEAD_TOKENS, greedy_within
+from extlib.methods import kar_schedule
 from extlib.testing import scripted_client
 
 FILLER = "The sea was grey and the gulls were loud over the harbour. "
@@ -57,9 +57,10 @@ def test_kar_schedule_doubles_then_takes_all():
 
 
 def test_top_k_within_takes_the_best_messages_that_fit_and_skips_a_misfit():
-    assert top_k_within(["a", "b", "c", "d"], [3, 3, 5, 1], 8) == ["a", "b", "d"]
-    assert top_k_within(["a", "b"], [9, 2], 8) == ["b"]
-    assert top_k_within(["a"], [9], 8) == []
+    size = {"a": 3, "b": 3, "c": 5, "d": 1}.get
+    assert greedy_within(["a", "b", "c", "d"], size, 8) == ["a", "b", "d"]
+    assert greedy_within(["a", "b"], {"a": 9, "b": 2}.get, 8) == ["b"]
+    assert greedy_within(["a"], {"a": 9}.get, 8) == []
 
 
 def test_gks_finds_the_second_hop_in_round_two():

@@ -60,6 +60,20 @@ def test_a_sample_whose_calls_fail_is_recorded_and_retried_on_the_next_run(tmp_p
     assert result["failed"] == [] and result["kept"] == ["spread", "zh"]
 
 
+def test_a_log_line_torn_by_a_crash_is_judged_again_and_not_glued_to_the_next(tmp_path):
+    llm = scripted_client(responder)
+    out = tmp_path / "plus.json"
+    first = build(tasks(), llm, out, segment_tokens=200, context_window=1000, progress=False)
+    log = out.with_suffix(".log.jsonl")
+    lines = log.read_text().splitlines()
+    log.write_text(lines[0] + "\n" + lines[1][:30])  # killed while writing the second verdict
+    calls_before = len(llm._client.prompts)
+    again = build(tasks(), llm, out, segment_tokens=200, context_window=1000, progress=False)
+    assert again["kept"] == first["kept"] and again["dropped"] == first["dropped"]
+    assert len(llm._client.prompts) > calls_before  # the torn sample was judged again
+    assert all(json.loads(line) for line in log.read_text().splitlines())
+
+
 def test_segments_that_cannot_fit_the_window_are_refused(tmp_path):
     with pytest.raises(PromptTooLong, match="smaller segments or a larger window"):
         build(tasks(), scripted_client(responder), tmp_path / "x.json", segment_tokens=900, context_window=1000)

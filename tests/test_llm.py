@@ -84,6 +84,19 @@ def test_cache_answers_repeated_calls_and_keys_on_sampling_parameters(tmp_path):
     assert asyncio.run(scripted_client(lambda p: "nc").complete("hello", max_tokens=10)).text == "nc"
 
 
+def test_cache_key_changes_with_model_temperature_and_stop_strings(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    llm = scripted_client(lambda p: p.upper(), cache=cache)
+    base = asyncio.run(llm.complete("hello", max_tokens=10))
+    variants = [llm.complete("hello", max_tokens=10, temperature=0.7),
+                llm.complete("hello", max_tokens=10, stop=["</search>"]),
+                llm.complete("hello", max_tokens=10, stop=["</answer>"]),
+                scripted_client(lambda p: "other model", cache=cache, model_id="another@model").complete(
+                    "hello", max_tokens=10)]
+    assert not base.cache_hit and not any(asyncio.run(v).cache_hit for v in variants)
+    assert asyncio.run(llm.complete("hello", max_tokens=10, stop=["</search>"])).cache_hit  # the same again: a hit
+
+
 def test_failed_calls_are_not_cached(tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
     state = {"down": True}

@@ -147,11 +147,12 @@ def test_infbench_plus_on_the_bundled_model_keeps_or_drops_every_sample(tmp_path
 @pytest.mark.parametrize("name", ["mapreduce", "chain-of-agents", "longagent", "drag", "iterdrag", "parser",
                                   "parallelsearch", "search-r1", "o2-searcher"])
 def test_every_method_runs_end_to_end_on_the_bundled_model(local_server, name):
-    from extlib.methods import make_method
+    from extlib.methods import METHODS, knobs_for, make_method
 
     task = Task("harbour", QUESTION, (DATA / "harbour.txt").read_text(encoding="utf-8"), ["Ezra Holloway"])
-    method = make_method(name, chunk_tokens=64, context_window=TEST_WINDOW, passage_tokens=64, rounds=2,
-                         max_steps=2, max_turns=2, max_rounds=2)
+    knobs = knobs_for(list(METHODS), dict(chunk_tokens=64, context_window=TEST_WINDOW, passage_tokens=64, rounds=2,
+                                          max_steps=2, max_turns=2, max_rounds=2))
+    method = make_method(name, **knobs[name])
     prediction = method.run(task, local_server.client())
     assert prediction.error is None, prediction.error
     assert prediction.calls and all(c.error is None and c.prompt_tokens > 0 for c in prediction.calls)

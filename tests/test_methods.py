@@ -6,7 +6,7 @@ import openai
 import pytest
 
 from extlib import Task
-from extlib.methods import METHODS, Demo, PromptTooLong, make_method
+from extlib.methods import METHODS, Demo, PromptTooLong, UnknownKnob, knobs_for, make_method
 from extlib.methods.mapreduce import parse_record
 from extlib.testing import scripted_client
 
@@ -32,11 +32,18 @@ def chunk_of(prompt: str) -> str:
     return prompt.split("Question:")[0]
 
 
-def test_make_method_builds_every_method_and_filters_knobs():
+def test_make_method_builds_every_method_and_knobs_for_gives_each_the_knobs_it_has():
+    shared = knobs_for(list(METHODS), dict(chunk_tokens=256, context_window=2048, rounds=2, gks=False))
     for name in METHODS:
-        method = make_method(name, chunk_tokens=256, context_window=2048, rounds=2, gks=False)
+        method = make_method(name, **shared[name])
         assert method.name == name
-    assert make_method("search-r1", parallel=True).config.parallel is False  # the fixed setting wins
+    assert shared["direct"] == {"context_window": 2048} and shared["longagent"]["rounds"] == 2
+    assert shared["extagents"] == {"chunk_tokens": 256, "context_window": 2048, "rounds": 2, "gks": False}
+    assert make_method("search-r1").config.parallel is False and make_method("iterdrag").config.iterative
+    with pytest.raises(UnknownKnob, match="search-r1 has no knob parallel; its knobs: context_window"):
+        make_method("search-r1", parallel=True)  # a variant's fixed setting is not a knob
+    with pytest.raises(UnknownKnob, match="no method of direct, drag has the knob chunk_tokenz; their knobs: "):
+        knobs_for(["direct", "drag"], {"chunk_tokenz": 512, "max_tokens": 16})  # a typo is never dropped
     with pytest.raises(ValueError, match="unknown method 'mapreduse'"):
         make_method("mapreduse")
 
@@ -241,8 +248,8 @@ def test_a_failing_server_gives_a_prediction_with_an_error_not_an_exception(name
     def down(prompt: str) -> str:
         raise openai.APIConnectionError(request=None)
 
-    prediction = make_method(name, chunk_tokens=64, context_window=2048).run(task(), scripted_client(down,
-                                                                                                   max_retries=1))
+    knobs = knobs_for(list(METHODS), {"chunk_tokens": 64, "context_window": 2048})[name]
+    prediction = make_method(name, **knobs).run(task(), scripted_client(down, max_retries=1))
     assert prediction.error and prediction.answer == "" and prediction.calls
     assert all(c.error for c in prediction.calls)
 

@@ -1,6 +1,7 @@
 import pytest
 
-from extlib.agents import answer_is_stated, is_no_information, parse_answer, parse_score
+from extlib.grounding import answer_is_stated
+from extlib.parsing import is_no_information, parse_answer, parse_score
 
 
 @pytest.mark.parametrize("text, score", [

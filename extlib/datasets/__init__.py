@@ -64,15 +64,20 @@ def load_tasks(name: str, input_tokens: int, n: int | None = None, seed: int = 0
         raise ValueError(f"n must be a positive integer or None (all questions), got {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an integer, got {seed!r}")
-    allowed = options(name)
-    unknown = set(dataset_options) - set(allowed)
-    if unknown:
-        raise ValueError(f"{name} has no option(s) {sorted(unknown)}; its options are: "
-                         f"{', '.join(f'{k}={v!r}' for k, v in allowed.items()) or 'none'}")
+    check_options(name, dataset_options)
     if isinstance(tokenizer, str):
         tokenizer = load_tokenizer(tokenizer)
     return DATASETS[name](input_tokens, n, seed, tokenizer or default_tokenizer(), progress=progress,
                           ids=read_ids(ids), **dataset_options)
+
+
+def check_options(name: str, given: dict[str, object]) -> None:
+    """Every option named is one dataset `name` has, or an error listing them."""
+    allowed = options(name)
+    unknown = set(given) - set(allowed)
+    if unknown:
+        raise ValueError(f"{name} has no option(s) {sorted(unknown)}; its options are: "
+                         f"{', '.join(f'{k}={v!r}' for k, v in allowed.items()) or 'none'}")
 
 
 def read_ids(ids: list[str] | str | Path | None) -> list[str] | None:
@@ -84,7 +89,10 @@ def read_ids(ids: list[str] | str | Path | None) -> list[str] | None:
     path = Path(ids)
     if not path.is_file():
         raise FileNotFoundError(f"ids file not found: {path}")
-    data = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path} is not JSON ({exc}); expected a list of ids or an object with a 'kept' list") from exc
     kept = data.get("kept") if isinstance(data, dict) else data
     if not isinstance(kept, list):
         raise DataError(f"{path}: expected a JSON list of ids or an object with a 'kept' list")
@@ -107,4 +115,5 @@ def prepare(tokenizer: Tokenizer | None = None, progress: bool = True) -> dict[s
             for part in ("downloads", "cache") if (root / part).exists()}
 
 
-__all__ = ["DATASETS", "DataError", "TooLong", "load_tasks", "options", "prepare", "read_ids", "truncation"]
+__all__ = ["DATASETS", "DataError", "TooLong", "check_options", "load_tasks", "options", "prepare", "read_ids",
+           "truncation"]

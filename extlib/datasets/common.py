@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..retrieval import CJK
+from ..words import CJK
 from .sources import data_dir
 
 

@@ -16,7 +16,7 @@ from functools import cache
 
 import numpy as np
 
-from ..bm25_index import BM25Index
+from ..retrieval import BM25Index
 from ..tokenizer import Tokenizer
 from ..trace import Task
 from .common import DataError, cache_path, cached_array, safe_name, sample

@@ -1,24 +1,107 @@
-"""What every method shares: `await method.arun(task, llm)` -> Prediction, and a sync `run` that also
-works inside Jupyter (whose event loop is already running)."""
+"""What every method shares: a declared configuration checked in one place, `await method.arun(task, llm)`
+-> Prediction, and a sync `run` that also works inside Jupyter (whose event loop is already running).
+
+A configuration is a dataclass of `knob(...)` fields. Each knob says what it means (`help`, shown by the
+CLI) and what values it takes: ints are positive unless `low` says otherwise, `int | None` is a positive
+int or None, `choices` and `low`/`high` bound the rest. `MethodConfig.__post_init__` checks them all, then
+the config's own `check()` for rules between fields.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
+import typing
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from ..chunking import TRUNCATE_SIDES
 from ..llm import LLMClient
 from ..trace import Prediction, Task
 
 T = TypeVar("T")
 
-# Chat templates add a system prompt and role markers around our text (~30 tokens for Qwen2.5).
-CHAT_OVERHEAD_TOKENS = 64
+
+class UnknownKnob(TypeError, ValueError):
+    """A knob no configuration in play has: a misspelling, never silently dropped."""
 
 
-class PromptTooLong(ValueError):
-    """The fixed part of a prompt (question, chunk, template) cannot fit the context window."""
+def knob(default: Any, help: str, *, choices: tuple | None = None, low: float | None = None,
+         high: float | None = None, **field_options: Any) -> Any:
+    """A configuration field that documents and bounds itself (see the module docstring)."""
+    meta = {"help": help, "choices": choices, "low": low, "high": high}
+    if isinstance(default, list):
+        return dataclasses.field(default_factory=lambda: list(default), metadata=meta, **field_options)
+    return dataclasses.field(default=default, metadata=meta, **field_options)
+
+
+def knob_types(config_class: type) -> dict[str, Any]:
+    """Field name -> its declared type (the annotations are strings under `from __future__ import annotations`)."""
+    return typing.get_type_hints(config_class)
+
+
+def _check_value(name: str, value: Any, kind: Any, meta: dict) -> None:
+    optional = type(None) in typing.get_args(kind)
+    if value is None and optional:
+        return
+    base = next((t for t in typing.get_args(kind) if t is not type(None)), kind) if optional else kind
+    choices, low, high = meta.get("choices"), meta.get("low"), meta.get("high")
+    if choices is not None:
+        if value not in choices:
+            raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+        return
+    if base is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be true or false, got {value!r}")
+    elif base is int:
+        low = 1 if low is None else low
+        what = "a positive integer" if low == 1 else f"an integer >= {low:g}"
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            raise ValueError(f"{name} must be {what}{' or None' if optional else ''}, got {value!r}")
+    elif base is float:
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or \
+                (low is not None and value < low) or (high is not None and value > high):
+            bounds = f"between {low:g} and {high:g}" if low is not None and high is not None else "a number"
+            raise ValueError(f"{name} must be {bounds}{' or None' if optional else ''}, got {value!r}")
+    elif base is str and not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, got {value!r}")
+
+
+@dataclasses.dataclass
+class MethodConfig:
+    """Base of every method's configuration."""
+
+    def __post_init__(self) -> None:
+        kinds = knob_types(type(self))
+        for f in dataclasses.fields(self):
+            _check_value(f.name, getattr(self, f.name), kinds[f.name], f.metadata)
+        self.check()
+
+    def check(self) -> None:
+        """Rules between fields; a config with some overrides this."""
+
+
+@dataclasses.dataclass
+class WindowConfig(MethodConfig):
+    context_window: int = knob(8192, "L, the model's context window in tokens (also the local server's n_ctx)")
+    input_tokens: int | None = knob(None, "cut the knowledge to this many tokens first (None: all of it)")
+
+
+@dataclasses.dataclass
+class TruncatedConfig(WindowConfig):
+    truncate: str = knob("middle", "which tokens a cut keeps: front (retrieval order, best first) or middle "
+                         "(both ends, InfiniteBench's rule for books)", choices=TRUNCATE_SIDES)
+
+
+@dataclasses.dataclass
+class ChunkedConfig(TruncatedConfig):
+    chunk_tokens: int = knob(2048, "|d_i|, the tokens of knowledge each agent reads")
+
+    def check(self) -> None:
+        if self.chunk_tokens >= self.context_window:
+            raise ValueError(f"chunk_tokens ({self.chunk_tokens}) must be below context_window "
+                             f"({self.context_window}) to leave room for the question and messages")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -30,34 +113,28 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
-def check_config(config: Any, positive: tuple[str, ...], chunked: bool = False) -> None:
-    """Every named field a positive integer; with `chunked`, a chunk below the window and a known truncation."""
-    from ..chunking import TRUNCATE_SIDES
-
-    def ok(value: Any) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-    bad = [f"{n}={getattr(config, n)!r}" for n in positive if not ok(getattr(config, n))]
-    if bad:
-        raise ValueError(f"{type(config).__name__}: these must be positive integers: {', '.join(bad)}")
-    if config.input_tokens is not None and (not isinstance(config.input_tokens, int) or config.input_tokens <= 0):
-        raise ValueError(f"input_tokens must be a positive integer or None, got {config.input_tokens!r}")
-    if chunked:
-        if config.chunk_tokens >= config.context_window:
-            raise ValueError(f"chunk_tokens ({config.chunk_tokens}) must be below context_window "
-                             f"({config.context_window})")
-        if config.truncate not in TRUNCATE_SIDES:
-            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {config.truncate!r}")
-
-
 class Method:
-    """`config_class` holds the knobs; `Method(config)` or `Method(**knobs)`."""
+    """`config_class` holds the knobs: `Method(config)` or `Method(**knobs)`; an unknown knob is an error
+    that lists the valid ones. `progress` shows a bar for each fan-out of agent calls (not a setting of
+    the method, so not part of a run's identity)."""
 
     name = "method"
-    config_class: type = object
+    config_class: type[MethodConfig] = MethodConfig
 
-    def __init__(self, config: Any = None, **knobs: Any) -> None:
-        self.config = config or self.config_class(**knobs)
+    def __init__(self, config: MethodConfig | None = None, *, progress: bool = False, **knobs: Any) -> None:
+        if config is not None and knobs:
+            raise TypeError(f"{type(self).__name__}: give a config or knobs, not both")
+        if config is None:
+            valid = [f.name for f in dataclasses.fields(self.config_class)]
+            unknown = sorted(set(knobs) - set(valid))
+            if unknown:
+                raise UnknownKnob(f"unknown {type(self).__name__} option(s): {', '.join(unknown)}; "
+                                  f"valid: {', '.join(valid)}")
+            config = self.config_class(**knobs)
+        elif not isinstance(config, self.config_class):
+            raise TypeError(f"{type(self).__name__} takes a {self.config_class.__name__}, got {type(config).__name__}")
+        self.config = config
+        self.progress = progress
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         raise NotImplementedError

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..agents import call, parse_answer
+from ..budget import CHAT_OVERHEAD_TOKENS, require_fit
+from ..calls import call
 from ..chunking import chunk_text
 from ..llm import LLMClient
+from ..parsing import parse_answer
 from ..trace import Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
+from .base import ChunkedConfig, Method, knob
 
 WORKER = ("{chunk}\nHere is the summary of the previous source text: {summary}\nQuestion: {question}\n"
           "You need to read current source text and summary of previous source text (if any) and generate a "
@@ -26,17 +28,9 @@ MANAGER = ("The following are given passages. However, the source text is too lo
 
 
 @dataclass
-class ChainOfAgentsConfig:
-    chunk_tokens: int = 2048
-    context_window: int = 8192
-    input_tokens: int | None = None
-    truncate: str = "middle"
-    summary_max_tokens: int = 256
-    answer_max_tokens: int = 128
-
-    def __post_init__(self) -> None:
-        check_config(self, ("chunk_tokens", "context_window", "summary_max_tokens", "answer_max_tokens"),
-                     chunked=True)
+class ChainOfAgentsConfig(ChunkedConfig):
+    summary_max_tokens: int = knob(256, "tokens of each worker's summary (the communication unit)")
+    answer_max_tokens: int = knob(128, "tokens of the manager's answer")
 
 
 class ChainOfAgents(Method):
@@ -47,9 +41,8 @@ class ChainOfAgents(Method):
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg = self.config
         fixed = CHAT_OVERHEAD_TOKENS + llm.count_tokens(WORKER.format(chunk="", summary="", question=task.question))
-        if fixed + cfg.chunk_tokens + 2 * cfg.summary_max_tokens > cfg.context_window:
-            raise PromptTooLong(f"a {cfg.chunk_tokens}-token chunk, the previous summary and the worker prompt do "
-                                f"not fit the {cfg.context_window}-token window")
+        require_fit(fixed + cfg.chunk_tokens + 2 * cfg.summary_max_tokens, cfg.context_window,
+                    f"a {cfg.chunk_tokens}-token chunk, the previous summary, the worker prompt and its summary")
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
         summary, calls = "", []
         for i, chunk in enumerate(chunks):  # CU_i = worker_i(chunk_i, CU_{i-1}, q)

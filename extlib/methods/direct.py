@@ -3,13 +3,14 @@ its own template, a short answer (40 new tokens)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
-from ..chunking import TRUNCATE_SIDES, truncate_text
-from ..llm import LLMClient, LLMError
-from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+from ..budget import CHAT_OVERHEAD_TOKENS, require_fit
+from ..calls import call
+from ..chunking import truncate_text
+from ..llm import LLMClient
+from ..trace import Prediction, Task
+from .base import Method, TruncatedConfig, knob
 
 TEMPLATES = {
     "en": "Read the book below and answer a question.\n\n{context}\n\nQuestion: {question}\n\nBe very concise.",
@@ -18,17 +19,8 @@ TEMPLATES = {
 
 
 @dataclass
-class DirectConfig:
-    context_window: int = 8192
-    input_tokens: int | None = None
-    truncate: str = "middle"
-    max_tokens: int = 40
-
-    def __post_init__(self) -> None:
-        if self.context_window <= 0 or self.max_tokens <= 0:
-            raise ValueError("context_window and max_tokens must be positive")
-        if self.truncate not in TRUNCATE_SIDES:
-            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
+class DirectConfig(TruncatedConfig):
+    max_tokens: int = knob(40, "tokens of the answer (InfiniteBench's setting)")
 
 
 class DirectInput(Method):
@@ -40,21 +32,13 @@ class DirectInput(Method):
         cfg = self.config
         template = TEMPLATES[task.lang]
         fixed = llm.count_tokens(template.format(context="", question=task.question)) + CHAT_OVERHEAD_TOKENS
+        require_fit(fixed + cfg.max_tokens + 1, cfg.context_window, "the question, the template and the answer")
         room = cfg.context_window - fixed - cfg.max_tokens
-        if room <= 0:
-            raise PromptTooLong(f"the question and template need {fixed + cfg.max_tokens} tokens, more than "
-                                f"the {cfg.context_window}-token window")
         if cfg.input_tokens:
             room = min(room, cfg.input_tokens)
         context = truncate_text(task.knowledge, llm.tokenizer, room, cfg.truncate)
-        start = time.time()
-        try:
-            done = await llm.complete(template.format(context=context, question=task.question),
-                                      max_tokens=cfg.max_tokens)
-        except LLMError as exc:
-            record = CallRecord("answer", 1, None, None, 0, 0, 0, start, time.time(), "", error=str(exc))
-            return Prediction(task.id, "", 1, [record], error=str(exc))
-        record = CallRecord("answer", 1, None, None, done.prompt_tokens, done.completion_tokens,
-                            done.cached_tokens, done.start, done.end, done.text, cache_hit=done.cache_hit,
-                            attempts=done.attempts)
-        return Prediction(task.id, done.text.strip(), 1, [record])
+        text, record = await call(llm, template.format(context=context, question=task.question), cfg.max_tokens,
+                                  "answer", 1)
+        if text is None:
+            return Prediction(task.id, "", 1, [record], error=record.error)
+        return Prediction(task.id, text.strip(), 1, [record])

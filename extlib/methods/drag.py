@@ -14,13 +14,14 @@ examples of decomposition are replaced by an instruction describing the format.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..agents import call
+from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
+from ..calls import call
 from ..llm import LLMClient
-from ..passage_search import PassageSearch
+from ..retrieval import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
+from .base import Method, WindowConfig, knob
 
 
 @dataclass
@@ -51,21 +52,18 @@ def short(text: str) -> str:
 
 
 @dataclass
-class DRAGConfig:
-    context_window: int = 8192
-    input_tokens: int | None = None  # only the first input_tokens of knowledge are searchable
-    passage_tokens: int = 256  # piece size when the task has no passages of its own
-    demonstrations: list[Demo] = field(default_factory=list)
-    max_tokens: int = 32
-    iterative: bool = False  # IterDRAG
-    max_steps: int = 5  # IterDRAG: sub-questions before the answer is forced
-    passages_per_step: int = 4  # IterDRAG: passages retrieved for each sub-question
-    context_share: float = 0.6  # IterDRAG: share of the room given to the first retrieval
+class DRAGConfig(WindowConfig):
+    passage_tokens: int = knob(256, "piece size when the task has no passages of its own")
+    demonstrations: list[Demo] = knob([], "in-context examples (the paper's come from the training split)")
+    max_tokens: int = knob(32, "tokens of each reply")
+    iterative: bool = knob(False, "IterDRAG: decompose into follow-up questions, retrieving for each")
+    max_steps: int = knob(5, "IterDRAG: sub-questions before the answer is forced")
+    passages_per_step: int = knob(4, "IterDRAG: passages retrieved for each sub-question")
+    context_share: float = knob(0.6, "IterDRAG: share of the room given to the first retrieval, in (0, 1]",
+                                low=0.0, high=1.0)
 
-    def __post_init__(self) -> None:
-        check_config(self, ("context_window", "passage_tokens", "max_tokens", "max_steps", "passages_per_step"),
-                     chunked=False)
-        if not 0.0 < self.context_share <= 1.0:
+    def check(self) -> None:
+        if self.context_share == 0.0:
             raise ValueError(f"context_share must be in (0, 1], got {self.context_share}")
 
 
@@ -84,11 +82,11 @@ class DRAG(Method):
         search = PassageSearch.from_task(task, llm.tokenizer, cfg.passage_tokens, cfg.input_tokens)
         head = (ITER_HEAD if cfg.iterative else DRAG_HEAD) + demo_block(cfg.demonstrations)
         chain_room = cfg.max_steps * 2 * cfg.max_tokens if cfg.iterative else 0
-        room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.max_tokens - chain_room - llm.count_tokens(
+        fixed = CHAT_OVERHEAD_TOKENS + cfg.max_tokens + chain_room + llm.count_tokens(
             f"{head}Question: {task.question}\nAnswer:")
-        if room <= 0:
-            raise PromptTooLong(f"the demonstrations, question and template leave no room for documents in the "
-                                f"{cfg.context_window}-token window")
+        require_fit(fixed + 1, cfg.context_window, "the demonstrations, the question, the template and the replies",
+                    fix="shorten the demonstrations or raise --context-window")
+        room = cfg.context_window - fixed
         sizes: dict[int, int] = {}
 
         def size(i: int) -> int:
@@ -97,13 +95,9 @@ class DRAG(Method):
             return sizes[i]
 
         def fill(ranked: list[int], budget: int, have: list[int]) -> list[int]:
-            used = sum(size(i) for i in have)
-            chosen = list(have)
-            for i in ranked:
-                if i not in chosen and used + size(i) <= budget:
-                    chosen.append(i)
-                    used += size(i)
-            return chosen
+            """`have`, then the best of `ranked` that fit with them (greedy)."""
+            rest = [i for i in ranked if i not in have]
+            return have + greedy_within(rest, size, budget - sum(size(i) for i in have))
 
         ranked = search.search(task.question, len(search.passages))
         if not cfg.iterative:

@@ -18,77 +18,71 @@ Choices the paper leaves open, made explicit here:
 - Without GKS an agent sees only its own previous message (a neighbourhood of itself).
 - KAR runs after every synchronization round, as §4.3 describes; Appendix E.1 and the official code
   accumulate only in round 1 and then read everything, which `mode="reference-code"` reproduces, along
-  with broadcasting every message (cut to fit) and making one call at a time.
+  with broadcasting every message (cut to fit) and making one call at a time: PROTOCOLS below holds
+  everything the mode changes.
 - With `rating="llm"` each new or updated message is rated in a call of its own (the paper appends the
   rating prompt to the seeking agent); this costs one short call per changed message and round.
 """
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, fields
-from typing import TypeVar
-
-from tqdm import tqdm
+from dataclasses import dataclass
 
 from .. import agents
-from ..chunking import TRUNCATE_SIDES, chunk_text
+from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
+from ..chunking import chunk_text
+from ..fan_out import fan_out
+from ..grounding import grounding
 from ..llm import LLMClient
-from ..prompts import get_prompts
+from ..parsing import is_no_information
+from ..prompts import PromptSet, get_prompts
 from ..retrieval import bm25_scores
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong
+from ..words import content_words
+from .base import ChunkedConfig, Method, knob
 
-T = TypeVar("T")
 RATINGS = ("llm", "bm25", "order")
-CHUNK_DRIFT_TOKENS = 8  # a decoded chunk may re-tokenize to a few more tokens than its span
 MODES = ("paper", "reference-code")
+CHUNK_DRIFT_TOKENS = 8  # a decoded chunk may re-tokenize to a few more tokens than its span
+MESSAGE_SEPARATOR_TOKENS = 2  # "- " and the line break around each listed message
 
 
 @dataclass
-class ExtAgentsConfig:
-    chunk_tokens: int = 2048  # |d_i|
-    context_window: int = 8192  # L
-    input_tokens: int | None = None  # truncate the knowledge to this many tokens first
-    truncate: str = "middle"  # front | middle
-    paragraphs: bool = False  # pack whole paragraphs instead of fixed-size chunks
-    overlap: int = 0
-    rounds: int = 5  # T
-    gks: bool = True
-    kar: bool = True
-    rating: str = "llm"  # llm (0-100 prompt) | bm25 | order (given order, e.g. retrieval rank)
-    exclusion: bool = False
-    mode: str = "paper"
-    prompt_set: str = "small"  # small | paper
-    variant: str | None = None  # en | zh | hotpotqa; default: the task's language
-    seek_max_tokens: int = 256
-    reason_max_tokens: int = 128
-    grounding: float | None = None  # min share of a message's new words found in its chunk; None: 0.75 for the
-    #                                 small prompt set (small models invent facts), 0 (off) for the paper's
-    progress: bool = False  # a progress bar per round on stderr
+class ExtAgentsConfig(ChunkedConfig):
+    paragraphs: bool = knob(False, "pack whole paragraphs into chunks instead of fixed-size pieces")
+    overlap: int = knob(0, "tokens shared by consecutive fixed-size chunks", low=0)
+    rounds: int = knob(5, "T, synchronization rounds")
+    gks: bool = knob(True, "global knowledge synchronization (§4.2); off: an agent sees only its own message")
+    kar: bool = knob(True, "knowledge-accumulating reasoning (§4.3); off: one reasoning call over all messages "
+                     "that fit")
+    rating: str = knob("llm", "message usefulness h: llm (a 0-100 prompt), bm25 (a tool score), order (the given "
+                       "order, e.g. retrieval rank)", choices=RATINGS)
+    exclusion: bool = knob(False, "a chunk that replies NO INFORMATION is not read again")
+    mode: str = knob("paper", "paper: the method as published; reference-code: the official release's behaviour",
+                     choices=MODES)
+    prompt_set: str = knob("small", "small (tuned for small models) or paper (Appendix E.3)")
+    variant: str | None = knob(None, "prompt variant en, zh or hotpotqa (None: the task's language)")
+    seek_max_tokens: int = knob(256, "tokens of each seeking agent's reply")
+    reason_max_tokens: int = knob(128, "tokens of each reasoning step")
+    grounding: float | None = knob(None, "least share of a reply's new words found in its own chunk, else it is "
+                                   "dropped (small models invent facts); None: 0.75 with the small prompt set, 0 "
+                                   "(off) with the paper's", low=0.0, high=1.0)
 
-    def __post_init__(self) -> None:
-        def positive(name: str) -> None:
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-
-        for name in ("chunk_tokens", "context_window", "rounds", "seek_max_tokens", "reason_max_tokens"):
-            positive(name)
-        if self.input_tokens is not None:
-            positive("input_tokens")
-        if self.chunk_tokens >= self.context_window:
-            raise ValueError(f"chunk_tokens ({self.chunk_tokens}) must be below context_window "
-                             f"({self.context_window}) to leave room for the question and messages")
-        if self.truncate not in TRUNCATE_SIDES:
-            raise ValueError(f"truncate must be one of {TRUNCATE_SIDES}, got {self.truncate!r}")
-        if self.grounding is not None and not 0.0 <= self.grounding <= 1.0:
-            raise ValueError(f"grounding must be between 0 and 1, got {self.grounding!r}")
-        if self.rating not in RATINGS:
-            raise ValueError(f"rating must be one of {RATINGS}, got {self.rating!r}")
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+    def check(self) -> None:
+        super().check()
         get_prompts(self.prompt_set, self.variant or "en")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Everything `mode` changes, in one place."""
+
+    rank_broadcast: bool  # eq. 6: broadcast the best-rated messages; release: all, in chunk order, cut to fit
+    parallel: bool  # §4.2: the agents of a round work at once; release: one call after another
+    kar_every_round: bool  # §4.3: accumulate after every round; release: in round 1, then read everything
+
+
+PROTOCOLS = {"paper": Protocol(True, True, True), "reference-code": Protocol(False, False, False)}
 
 
 def kar_schedule(n: int) -> list[int]:
@@ -100,102 +94,60 @@ def kar_schedule(n: int) -> list[int]:
     return sizes + [n]
 
 
-def top_k_within(ranked: list[T], counts: list[int], budget: int) -> list[T]:
-    """Eq. 6-7: as many messages as the token budget allows, best first. A message too long for what is
-    left is skipped rather than ending the selection, so one long message cannot cut everyone off (this
-    greedy pass approximates eq. 6's argmax of the summed scores under the budget)."""
-    chosen, used = [], 0
-    for message, n in zip(ranked, counts):
-        if used + n <= budget:
-            chosen.append(message)
-            used += n
-    return chosen
+class Scratchpad:
+    """The shared messages: agent i's message m_{i,t} and its usefulness h_{i,t}. Token counts of texts are
+    kept, so a message is counted once, not once per agent that is shown it."""
+
+    def __init__(self, llm: LLMClient) -> None:
+        self.notes: dict[int, str] = {}
+        self.scores: dict[int, float] = {}
+        self._llm, self._counts = llm, {}
+
+    def tokens(self, text: str) -> int:
+        if text not in self._counts:
+            self._counts[text] = self._llm.count_tokens(text)
+        return self._counts[text]
+
+    def ranked(self, by_score: bool = True) -> list[int]:
+        """Agent ids, best-rated first (ties by chunk order), or in chunk order."""
+        return sorted(self.notes, key=lambda i: (-self.scores.get(i, 0.0), i)) if by_score else sorted(self.notes)
+
+    def top_k(self, ids: list[int], room: int) -> list[str]:
+        """Eq. 6-7: the messages of `ids`, best first, as many as `room` tokens hold."""
+        return greedy_within([self.notes[i] for i in ids], lambda m: self.tokens(m) + MESSAGE_SEPARATOR_TOKENS, room)
 
 
 class ExtAgents(Method):
     name = "extagents"
 
-    def __init__(self, config: ExtAgentsConfig | None = None, **knobs) -> None:
-        unknown = set(knobs) - {f.name for f in fields(ExtAgentsConfig)}
-        if unknown:
-            raise TypeError(f"unknown ExtAgents option(s): {', '.join(sorted(unknown))}")
-        self.config = config or ExtAgentsConfig(**knobs)
+    config_class = ExtAgentsConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
-        cfg, reasoner = self.config, reasoning_llm or llm
+        cfg, protocol = self.config, PROTOCOLS[self.config.mode]
         prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang)
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
-        tokens = _TokenCounter(llm)
-        seek_room = self._seek_room(prompts, task.question, tokens)
-        reason_room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reason_max_tokens - max(
-            tokens(agents.reason_prompt(prompts, task.question, [], must_answer=must)) for must in (False, True))
-        reference = cfg.mode == "reference-code"
-        min_grounding = cfg.grounding if cfg.grounding is not None else (0.75 if cfg.prompt_set == "small" else 0.0)
-
-        notes: dict[int, str] = {}  # the shared scratchpad: agent i's message m_{i,t}
-        scores: dict[int, float] = {}  # h_{i,t}
+        pad = Scratchpad(llm)
+        seek_room, reason_room = self._rooms(prompts, task.question, pad)
         calls: list[CallRecord] = []
-        active = list(range(len(chunks)))
-
+        active = list(range(len(chunks)))  # agents still reading (chunk exclusion removes some)
         for t in range(1, cfg.rounds + 1):
-            ranked = sorted(notes, key=lambda i: (-scores.get(i, 0.0), i))
-            if reference:
-                ranked = sorted(notes)
-
-            def top_k(pool: list[int]) -> list[str]:
-                texts = [notes[j] for j in pool]
-                return top_k_within(texts, [tokens(x) + 2 for x in texts], seek_room)
-
-            # With GKS every agent has the same room, so the same top-k is broadcast to all (eq. 6-7);
-            # without it an agent sees only its own previous message.
-            broadcast = top_k(ranked) if cfg.gks and t > 1 else []
-            shared = {i: broadcast if cfg.gks or t == 1 else top_k([i] if i in notes else []) for i in active}
-            jobs = [agents.seek(llm, prompts, task.question, chunks[i], i, shared[i], t, cfg.seek_max_tokens)
-                    for i in active]
-            with tqdm(total=len(jobs), desc=f"{task.id} round {t}: seeking agents", unit="call", leave=False,
-                      disable=not cfg.progress) as bar:
-                results = await _gather(jobs, sequential=reference, bar=bar)
-            calls += [record for _, record in results]
-            all_failed = all(message is None for message, _ in results)
-            if all_failed and not notes:
-                return Prediction(task.id, "", t, calls, error=f"all {len(results)} seeking calls failed in "
-                                  f"round {t}; first error: {results[0][1].error}")
-            changed = []
-            # A reply is new if it adds words beyond the scratchpad and the template (not the question); it is
-            # grounded if its words, beyond those the agent was shown, come from the agent's own chunk.
-            template = agents.content_words(agents.seek_prompt(prompts, "", "", [], t))
-            known = agents.content_words(" ".join(notes.values())) | template
-            shown: dict[tuple[str, ...], set[str]] = {}  # with GKS every agent is shown the same messages
-            for i, (message, record) in zip(list(active), results):
-                if message is None:
-                    continue  # failed call, already in the trace; the agent keeps its previous message
-                if agents.is_no_information(message):
-                    if cfg.exclusion:
-                        active.remove(i)
-                    continue
-                words = agents.content_words(message)
-                if not words - known:
-                    record.dropped = "adds nothing to the scratchpad"
-                    continue
-                key = tuple(shared[i])
-                if key not in shown:
-                    shown[key] = agents.content_words(" ".join(key)) | template
-                support = agents.grounding(words - shown[key], chunks[i])
-                if support < min_grounding:
-                    record.dropped = f"ungrounded: {support:.2f} of its words are in the chunk"
-                    continue
-                notes[i] = f"{notes[i]}\n{message.strip()}" if i in notes else message.strip()
-                changed.append(i)
-            calls += await self._rate(llm, prompts, task.question, notes, scores, changed, t, reference)
-
+            shared = self._shared(pad, active, t, seek_room, protocol)  # Top_k(M_{t-1}) for each agent
+            replies = await fan_out([agents.seek(llm, prompts, task.question, chunks[i], i, shared[i], t,
+                                                 cfg.seek_max_tokens) for i in active],
+                                    f"{task.id} round {t}: seeking agents", not protocol.parallel, self.progress)
+            calls += [record for _, record in replies]
+            all_failed = all(message is None for message, _ in replies)
+            if all_failed and not pad.notes:
+                return Prediction(task.id, "", t, calls, error=f"all {len(replies)} seeking calls failed in "
+                                  f"round {t}; first error: {replies[0][1].error}")
+            changed = self._admit(pad, dict(zip(list(active), replies)), active, shared, chunks, prompts, t)
+            calls += await self._rate(llm, prompts, task.question, pad, changed, t, protocol)
             # Nothing new on the scratchpad: the next round would see the same messages, so answer now.
             # A round whose every call failed also ends synchronization, answering from what was found.
             final = t == cfg.rounds or not active or not changed or all_failed
-            ranked = sorted(notes, key=lambda i: (-scores.get(i, 0.0), i))
-            answer, reasoning_calls = await self._reason(reasoner, prompts, task.question,
-                                                         [notes[i] for i in ranked], reason_room, t, final,
-                                                         tokens, stated_only=min_grounding > 0)
+            answer, reasoning_calls = await self._reason(reasoning_llm or llm, prompts, task.question, pad,
+                                                         reason_room, t, final, protocol)
             calls += reasoning_calls
             if reasoning_calls and reasoning_calls[-1].error:
                 return Prediction(task.id, "", t, calls, error=f"reasoning failed: {reasoning_calls[-1].error}")
@@ -203,76 +155,100 @@ class ExtAgents(Method):
                 return Prediction(task.id, answer or "", t, calls)
         raise AssertionError("unreachable: the last round always answers")
 
-    def _seek_room(self, prompts, question: str, tokens: _TokenCounter) -> int:
-        """Tokens left for shared messages: L - |q| - |d_i| - template - generation (eq. 7). Chunks are at
-        most chunk_tokens by construction (plus a few where re-tokenizing a decoded span drifts), so one
-        bound serves every agent without tokenizing every chunk again."""
+    @property
+    def min_grounding(self) -> float:
+        cfg = self.config
+        return cfg.grounding if cfg.grounding is not None else (0.75 if cfg.prompt_set == "small" else 0.0)
+
+    def _rooms(self, prompts: PromptSet, question: str, pad: Scratchpad) -> tuple[int, int]:
+        """Tokens left for shared messages in a seeking prompt, L - |q| - |d_i| - template - generation
+        (eq. 7), and in a reasoning prompt. Chunks are at most chunk_tokens by construction (plus a few where
+        re-tokenizing a decoded span drifts), so one bound serves every agent without tokenizing every
+        chunk again."""
         cfg = self.config
         fixed = CHAT_OVERHEAD_TOKENS + CHUNK_DRIFT_TOKENS + cfg.chunk_tokens + max(
-            tokens(agents.seek_prompt(prompts, question, "", [], t)) for t in (1, 2))
-        left = cfg.context_window - fixed - cfg.seek_max_tokens
-        if left < 0:
-            raise PromptTooLong(
-                f"the question, a {cfg.chunk_tokens}-token chunk and the prompt template need "
-                f"{fixed + cfg.seek_max_tokens} tokens (with {cfg.seek_max_tokens} to generate), more than the "
-                f"{cfg.context_window}-token window; lower --chunk-tokens or raise --context-window")
-        return left
+            pad.tokens(agents.seek_prompt(prompts, question, "", [], t)) for t in (1, 2))
+        require_fit(fixed + cfg.seek_max_tokens, cfg.context_window,
+                    f"the question, a {cfg.chunk_tokens}-token chunk, the prompt template and the "
+                    f"{cfg.seek_max_tokens} tokens to generate")
+        reason_room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reason_max_tokens - max(
+            pad.tokens(agents.reason_prompt(prompts, question, [], must_answer=must)) for must in (False, True))
+        return cfg.context_window - fixed - cfg.seek_max_tokens, reason_room
 
-    async def _rate(self, llm: LLMClient, prompts, question: str, notes: dict[int, str],
-                    scores: dict[int, float], changed: list[int], t: int, sequential: bool) -> list[CallRecord]:
+    def _shared(self, pad: Scratchpad, active: list[int], t: int, room: int,
+                protocol: Protocol) -> dict[int, list[str]]:
+        """What each agent is shown in round t. With GKS every agent has the same room, so the same top-k of
+        all agents' messages is broadcast to all (eq. 6-7); without it an agent sees its own message only."""
+        if t == 1:
+            return {i: [] for i in active}
+        if self.config.gks:
+            broadcast = pad.top_k(pad.ranked(by_score=protocol.rank_broadcast), room)
+            return {i: broadcast for i in active}
+        return {i: pad.top_k([i] if i in pad.notes else [], room) for i in active}
+
+    def _admit(self, pad: Scratchpad, replies: dict[int, tuple[str | None, CallRecord]], active: list[int],
+               shared: dict[int, list[str]], chunks: list[str], prompts: PromptSet, t: int) -> list[int]:
+        """Put the round's replies on the scratchpad (m_{i,t} = m_{i,t-1} + the new reply) and return the agents
+        whose message changed. Kept off, with the reason in the trace: failed calls, NO INFORMATION (with
+        exclusion the chunk is not read again), replies that add no word beyond the scratchpad and the
+        template, and replies whose words, beyond those the agent was shown, mostly are not in its chunk."""
+        template = content_words(agents.seek_prompt(prompts, "", "", [], t))
+        known = content_words(" ".join(pad.notes.values())) | template
+        shown: dict[tuple[str, ...], set[str]] = {}  # with GKS every agent is shown the same messages
+        changed = []
+        for i, (message, record) in replies.items():
+            if message is None:
+                continue  # failed call, already in the trace; the agent keeps its previous message
+            if is_no_information(message):
+                if self.config.exclusion:
+                    active.remove(i)
+                continue
+            words = content_words(message)
+            if not words - known:
+                record.dropped = "adds nothing to the scratchpad"
+                continue
+            key = tuple(shared[i])
+            if key not in shown:
+                shown[key] = content_words(" ".join(key)) | template
+            support = grounding(words - shown[key], chunks[i])
+            if support < self.min_grounding:
+                record.dropped = f"ungrounded: {support:.2f} of its words are in the chunk"
+                continue
+            pad.notes[i] = f"{pad.notes[i]}\n{message.strip()}" if i in pad.notes else message.strip()
+            changed.append(i)
+        return changed
+
+    async def _rate(self, llm: LLMClient, prompts: PromptSet, question: str, pad: Scratchpad, changed: list[int],
+                    t: int, protocol: Protocol) -> list[CallRecord]:
+        """h_{i,t} for the messages: by the given order, by a BM25 tool score, or by an LLM (changed ones only)."""
         if self.config.rating == "order":
-            scores.update({i: -float(i) for i in notes})
+            pad.scores.update({i: -float(i) for i in pad.notes})
             return []
         if self.config.rating == "bm25":
-            ids = sorted(notes)
-            scores.update(zip(ids, bm25_scores(question, [notes[i] for i in ids])))
+            ids = sorted(pad.notes)
+            pad.scores.update(zip(ids, bm25_scores(question, [pad.notes[i] for i in ids])))
             return []
-        results = await _gather([agents.rate(llm, prompts, question, notes[i], i, t) for i in changed],
-                                sequential)
+        results = await fan_out([agents.rate(llm, prompts, question, pad.notes[i], i, t) for i in changed],
+                                f"round {t}: rating", not protocol.parallel, self.progress)
         for i, (score, _) in zip(changed, results):
-            scores[i] = score if score is not None else 0.0  # an unparsable or failed rating ranks last
+            pad.scores[i] = score if score is not None else 0.0  # an unparsable or failed rating ranks last
         return [record for _, record in results]
 
-    async def _reason(self, llm: LLMClient, prompts, question: str, ranked: list[str], room: int, t: int,
-                      final: bool, tokens: _TokenCounter, stated_only: bool) -> tuple[str | None, list[CallRecord]]:
+    async def _reason(self, llm: LLMClient, prompts: PromptSet, question: str, pad: Scratchpad, room: int, t: int,
+                      final: bool, protocol: Protocol) -> tuple[str | None, list[CallRecord]]:
         """KAR (eq. 8): top-1, 2, 4, ... messages until the agent can answer; forced on the last step of
-        the last round. The official code accumulates only in round 1 and then reads everything."""
-        usable = top_k_within(ranked, [tokens(m) + 2 for m in ranked], room)
+        the last round."""
+        usable = pad.top_k(pad.ranked(), room)
         if not usable and not final:
             return None, []
-        accumulate = self.config.kar and (self.config.mode == "paper" or t == 1)
+        accumulate = self.config.kar and (protocol.kar_every_round or t == 1)
         sizes = kar_schedule(len(usable)) if accumulate else [len(usable)]
         records = []
         for step, size in enumerate(sizes):
             must = final and step == len(sizes) - 1
             answer, record = await agents.reason(llm, prompts, question, usable[:size], must, t,
-                                                 self.config.reason_max_tokens, stated_only)
+                                                 self.config.reason_max_tokens, self.min_grounding > 0)
             records.append(record)
             if record.error or answer is not None:
                 return answer, records
         return None, records
-
-
-class _TokenCounter:
-    """Token counts of texts seen in this run; messages are counted once, not once per agent."""
-
-    def __init__(self, llm: LLMClient) -> None:
-        self.llm = llm
-        self.seen: dict[str, int] = {}
-
-    def __call__(self, text: str) -> int:
-        if text not in self.seen:
-            self.seen[text] = self.llm.count_tokens(text)
-        return self.seen[text]
-
-
-async def _gather(jobs: list, sequential: bool, bar: tqdm | None = None) -> list:
-    async def tick(job):
-        result = await job
-        if bar is not None:
-            bar.update(1)
-        return result
-
-    if sequential:
-        return [await tick(job) for job in jobs]
-    return list(await asyncio.gather(*map(tick, jobs)))

@@ -10,16 +10,18 @@ normalized answers and only the two largest groups are reconciled (one call per 
 
 from __future__ import annotations
 
-import asyncio
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..agents import call, is_no_information, labeled_line, parse_answer
+from ..budget import CHAT_OVERHEAD_TOKENS, require_fit
+from ..calls import call
 from ..chunking import chunk_text
+from ..fan_out import fan_out
 from ..llm import LLMClient
 from ..metrics import normalize_answer
+from ..parsing import is_no_information, labeled_line, parse_answer
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
+from .base import ChunkedConfig, Method, knob
 
 LEADER = ("You lead a team that reads a long document for you; each member holds one part of it and you "
           "cannot see it.\n\nQuestion: {question}\n\nWhat the members have reported so far:\n{history}\n\n"
@@ -36,21 +38,14 @@ RESOLVE = ("Two readers disagree about a question.\n\nText A:\n{chunk_a}\n\nText
 
 
 @dataclass
-class LongAgentConfig:
-    chunk_tokens: int = 2048
-    context_window: int = 8192
-    input_tokens: int | None = None
-    truncate: str = "middle"
-    rounds: int = 3
-    max_conflicts: int = 2
-    member_max_tokens: int = 96
-    leader_max_tokens: int = 128
+class LongAgentConfig(ChunkedConfig):
+    rounds: int = knob(3, "leader rounds (instruct, members answer) before the leader must answer")
+    max_conflicts: int = knob(2, "member pairs reconciled per round when their answers disagree", low=0)
+    member_max_tokens: int = knob(96, "tokens of each member's answer")
+    leader_max_tokens: int = knob(128, "tokens of the leader's instruction or answer")
 
-    def __post_init__(self) -> None:
-        check_config(self, ("chunk_tokens", "context_window", "rounds", "member_max_tokens", "leader_max_tokens"),
-                     chunked=True)
-        if self.max_conflicts < 0:
-            raise ValueError(f"max_conflicts must be non-negative, got {self.max_conflicts}")
+    def check(self) -> None:
+        super().check()
         if 2 * self.chunk_tokens >= self.context_window:
             raise ValueError(f"conflict resolution reads two chunks at once: 2 x chunk_tokens ({self.chunk_tokens}) "
                              f"must be below context_window ({self.context_window})")
@@ -65,9 +60,8 @@ class LongAgent(Method):
         cfg, leader = self.config, reasoning_llm or llm
         fixed = CHAT_OVERHEAD_TOKENS + llm.count_tokens(RESOLVE.format(
             chunk_a="", chunk_b="", instruction=task.question, answer_a="", answer_b=""))
-        if fixed + 2 * cfg.chunk_tokens + 4 * cfg.member_max_tokens > cfg.context_window:
-            raise PromptTooLong(f"two {cfg.chunk_tokens}-token chunks and the resolution prompt do not fit the "
-                                f"{cfg.context_window}-token window")
+        require_fit(fixed + 2 * cfg.chunk_tokens + 4 * cfg.member_max_tokens, cfg.context_window,
+                    f"two {cfg.chunk_tokens}-token chunks, the resolution prompt and the answers")
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
         history: list[str] = []
         calls: list[CallRecord] = []
@@ -89,8 +83,9 @@ class LongAgent(Method):
                 if answer is None and not final:  # no instruction and no answer: make it answer
                     continue
                 return Prediction(task.id, answer or "", t, calls, extra={"conflicts_resolved": conflicts})
-            results = await asyncio.gather(*(call(llm, MEMBER.format(chunk=c, instruction=instruction),
-                                                  cfg.member_max_tokens, "member", t, i) for i, c in enumerate(chunks)))
+            results = await fan_out([call(llm, MEMBER.format(chunk=c, instruction=instruction), cfg.member_max_tokens,
+                                          "member", t, i) for i, c in enumerate(chunks)],
+                                    f"{task.id} round {t}: members", progress=self.progress)
             calls += [r for _, r in results]
             said = {i: text.strip() for i, (text, _) in enumerate(results)
                     if text is not None and text.strip() and not is_no_information(text) and
@@ -101,9 +96,10 @@ class LongAgent(Method):
             big = sorted(groups.values(), key=len, reverse=True)
             if len(big) > 1 and cfg.max_conflicts:
                 pairs = list(zip(big[0], big[1]))[:cfg.max_conflicts]
-                settled = await asyncio.gather(*(call(llm, RESOLVE.format(
+                settled = await fan_out([call(llm, RESOLVE.format(
                     chunk_a=chunks[a], chunk_b=chunks[b], instruction=instruction, answer_a=said[a],
-                    answer_b=said[b]), cfg.member_max_tokens, "resolve", t, a) for a, b in pairs))
+                    answer_b=said[b]), cfg.member_max_tokens, "resolve", t, a) for a, b in pairs],
+                    f"{task.id} round {t}: resolving", progress=self.progress)
                 calls += [r for _, r in settled]
                 conflicts += len(pairs)
                 for (a, b), (text, _) in zip(pairs, settled):

@@ -11,18 +11,19 @@ the answer is the confidence-weighted vote of the records' answers, and `answer_
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..agents import call, parse_answer
+from ..budget import CHAT_OVERHEAD_TOKENS, consecutive_groups, greedy_within, require_fit
+from ..calls import call
 from ..chunking import chunk_text
+from ..fan_out import fan_out
 from ..llm import LLMClient
 from ..metrics import normalize_answer
+from ..parsing import parse_answer
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
-from .extagents import top_k_within
+from .base import ChunkedConfig, Method, knob
 
 PROTOCOL = """Reply in exactly this format:
 Extracted Information: <the facts in the text that bear on the question, or [NO INFORMATION]>
@@ -63,18 +64,10 @@ def format_record(record: dict[str, str]) -> str:
 
 
 @dataclass
-class MapReduceConfig:
-    chunk_tokens: int = 2048
-    context_window: int = 8192
-    input_tokens: int | None = None
-    truncate: str = "middle"
-    map_max_tokens: int = 256
-    reduce_max_tokens: int = 128
-    max_collapse_levels: int = 4
-
-    def __post_init__(self) -> None:
-        check_config(self, ("chunk_tokens", "context_window", "map_max_tokens", "reduce_max_tokens",
-                            "max_collapse_levels"), chunked=True)
+class MapReduceConfig(ChunkedConfig):
+    map_max_tokens: int = knob(256, "tokens of each mapped (or collapsed) record")
+    reduce_max_tokens: int = knob(128, "tokens of the reducing answer")
+    max_collapse_levels: int = knob(4, "collapse rounds before the most confident records that fit are kept")
 
 
 class LLMxMapReduce(Method):
@@ -86,12 +79,11 @@ class LLMxMapReduce(Method):
         cfg = self.config
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
         overhead = CHAT_OVERHEAD_TOKENS + llm.count_tokens(MAP.format(chunk="", question=task.question))
-        if overhead + cfg.chunk_tokens + cfg.map_max_tokens > cfg.context_window:
-            raise PromptTooLong(f"a {cfg.chunk_tokens}-token chunk, the question and the map prompt do not fit "
-                                f"the {cfg.context_window}-token window")
+        require_fit(overhead + cfg.chunk_tokens + cfg.map_max_tokens, cfg.context_window,
+                    f"a {cfg.chunk_tokens}-token chunk, the question, the map prompt and its record")
         calls: list[CallRecord] = []
-        results = await asyncio.gather(*(call(llm, MAP.format(chunk=c, question=task.question), cfg.map_max_tokens,
-                                              "map", 1, i) for i, c in enumerate(chunks)))
+        results = await fan_out([call(llm, MAP.format(chunk=c, question=task.question), cfg.map_max_tokens, "map",
+                                      1, i) for i, c in enumerate(chunks)], f"{task.id}: map", progress=self.progress)
         calls += [record for _, record in results]
         if all(text is None for text, _ in results):
             return Prediction(task.id, "", 1, calls, error=f"all {len(results)} map calls failed")
@@ -107,14 +99,16 @@ class LLMxMapReduce(Method):
             if sum(sizes) <= room:
                 break
             if level > cfg.max_collapse_levels:  # keep the most confident records that fit
-                ranked = sorted(range(len(records)), key=lambda i: confidence(records[i]), reverse=True)
-                records = top_k_within([records[i] for i in ranked], [sizes[i] for i in ranked], room)
+                best_first = sorted(range(len(records)), key=lambda i: confidence(records[i]), reverse=True)
+                records = [records[i] for i in greedy_within(best_first, sizes.__getitem__, room)]
                 break
             level += 1
-            groups = _groups(records, sizes, room - cfg.map_max_tokens)
-            collapsed = await asyncio.gather(*(call(
+            groups = [[records[i] for i in group] for group in
+                      consecutive_groups(list(range(len(records))), sizes.__getitem__, room - cfg.map_max_tokens)]
+            collapsed = await fan_out([call(
                 llm, COLLAPSE.format(records="\n\n".join(map(format_record, g)), question=task.question),
-                cfg.map_max_tokens, "collapse", level, gi) for gi, g in enumerate(groups)))
+                cfg.map_max_tokens, "collapse", level, gi) for gi, g in enumerate(groups)],
+                f"{task.id}: collapse level {level}", progress=self.progress)
             calls += [record for _, record in collapsed]
             records = [parse_record(text) if text is not None else max(g, key=confidence)
                        for (text, _), g in zip(collapsed, groups)]
@@ -145,17 +139,3 @@ def confidence_vote(records: list[dict[str, str]]) -> str | None:
         totals[key] += confidence(record)
         best[key] = max(best.get(key, (-1.0, answer)), (confidence(record), answer))
     return best[max(totals, key=totals.get)][1] if totals else None
-
-
-def _groups(records: list[dict], sizes: list[int], budget: int) -> list[list[dict]]:
-    """Consecutive records packed into groups of at most `budget` tokens (at least two per group when the
-    budget allows, so every collapse level shrinks the set)."""
-    groups: list[list[dict]] = [[]]
-    used = 0
-    for record, size in zip(records, sizes):
-        if groups[-1] and used + size > budget:
-            groups.append([])
-            used = 0
-        groups[-1].append(record)
-        used += size
-    return groups

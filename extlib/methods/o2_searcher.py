@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from ..agents import call, parse_answer
+from ..calls import call
 from ..llm import LLMClient
-from ..passage_search import PassageSearch
+from ..parsing import parse_answer
+from ..retrieval import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import Method, check_config
+from .base import Method, WindowConfig, knob
 from .search_tools import (
     all_tags,
     conversation_tokens,
@@ -42,22 +43,15 @@ FORCE = "Give the answer now inside <answer> and </answer>."
 
 
 @dataclass
-class O2SearcherConfig:
-    context_window: int = 8192
-    input_tokens: int | None = None
-    passage_tokens: int = 256
-    open_ended: bool = False
-    max_queries: int = 5
-    top_k: int = 3
-    max_rounds: int = 4
-    max_tokens: int = 256
-    min_searches: int = 1  # an earlier answer is sent back once; 0 = the protocol as is
-
-    def __post_init__(self) -> None:
-        check_config(self, ("context_window", "passage_tokens", "max_queries", "top_k", "max_rounds", "max_tokens"),
-                     chunked=False)
-        if self.min_searches < 0:
-            raise ValueError(f"min_searches must be non-negative, got {self.min_searches}")
+class O2SearcherConfig(WindowConfig):
+    passage_tokens: int = knob(256, "piece size when the task has no passages of its own")
+    open_ended: bool = knob(False, "answer with a Markdown list of findings instead of a short phrase")
+    max_queries: int = knob(5, "queries per search round")
+    top_k: int = knob(3, "passages retrieved per query")
+    max_rounds: int = knob(4, "search rounds before the answer is forced")
+    max_tokens: int = knob(256, "tokens of each agent turn and each condensed learning")
+    min_searches: int = knob(1, "search rounds before an answer counts (an earlier one is sent back once); 0 = "
+                             "the protocol as is", low=0)
 
 
 class O2Searcher(Method):

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..agents import call, parse_answer
+from ..calls import call
 from ..llm import LLMClient
-from ..passage_search import PassageSearch
+from ..parsing import parse_answer
+from ..retrieval import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import Method, check_config
+from .base import Method, WindowConfig, knob
 from .search_tools import (
     conversation_tokens,
     fitting_results,
@@ -40,22 +41,15 @@ FORCE = "Give the answer now inside <answer> and </answer>."
 
 
 @dataclass
-class SearchAgentConfig:
-    context_window: int = 8192
-    input_tokens: int | None = None
-    passage_tokens: int = 256
-    parallel: bool = True  # ParallelSearch; False = sequential Search-R1
-    top_k: int = 3  # passages per (sub-)query
-    max_turns: int = 4  # searching turns before the answer is forced
-    max_subqueries: int = 4
-    max_tokens: int = 256
-    min_searches: int = 1  # an earlier answer is sent back once; 0 = the papers' protocol as is
-
-    def __post_init__(self) -> None:
-        check_config(self, ("context_window", "passage_tokens", "top_k", "max_turns", "max_subqueries", "max_tokens"),
-                     chunked=False)
-        if self.min_searches < 0:
-            raise ValueError(f"min_searches must be non-negative, got {self.min_searches}")
+class SearchAgentConfig(WindowConfig):
+    passage_tokens: int = knob(256, "piece size when the task has no passages of its own")
+    parallel: bool = knob(True, "ParallelSearch: one search may hold ##-separated sub-queries; False = Search-R1")
+    top_k: int = knob(3, "passages retrieved per (sub-)query")
+    max_turns: int = knob(4, "searching turns before the answer is forced")
+    max_subqueries: int = knob(4, "sub-queries read from one search")
+    max_tokens: int = knob(256, "tokens of each agent turn")
+    min_searches: int = knob(1, "searches before an answer counts (an earlier one is sent back once); 0 = the "
+                             "papers' protocol as is", low=0)
 
 
 class SearchAgent(Method):

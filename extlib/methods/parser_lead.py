@@ -10,16 +10,19 @@ evidence as fits its window, ranked by BM25 against the question.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
-from ..agents import call, content_words, grounding, is_no_information, labeled_line, parse_answer
+from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
+from ..calls import call
 from ..chunking import chunk_text
+from ..fan_out import fan_out
+from ..grounding import grounding
 from ..llm import LLMClient
+from ..parsing import is_no_information, labeled_line, parse_answer
 from ..retrieval import bm25_scores
 from ..trace import CallRecord, Prediction, Task
-from .base import CHAT_OVERHEAD_TOKENS, Method, PromptTooLong, check_config
-from .extagents import top_k_within
+from ..words import content_words
+from .base import ChunkedConfig, Method, knob
 
 SUBAGENT = ("{chunk}\n\nFind evidence in the text above for this query: {query}\nCopy or closely restate the "
             "sentences that answer it, with names. If the text has nothing on it, write NONE.")
@@ -31,21 +34,12 @@ MUST = "Answer now: reason in one sentence, then write a last line `Answer: <sho
 
 
 @dataclass
-class ParserConfig:
-    chunk_tokens: int = 2048
-    context_window: int = 8192
-    input_tokens: int | None = None
-    truncate: str = "middle"
-    rounds: int = 3  # R
-    grounding: float = 0.75
-    evidence_max_tokens: int = 160
-    lead_max_tokens: int = 128
-
-    def __post_init__(self) -> None:
-        check_config(self, ("chunk_tokens", "context_window", "rounds", "evidence_max_tokens", "lead_max_tokens"),
-                     chunked=True)
-        if not 0.0 <= self.grounding <= 1.0:
-            raise ValueError(f"grounding must be in [0, 1], got {self.grounding}")
+class ParserConfig(ChunkedConfig):
+    rounds: int = knob(3, "R, scatter-gather rounds before the lead must answer")
+    grounding: float = knob(0.75, "least share of a reply's new words found in its chunk for it to count as "
+                            "evidence", low=0.0, high=1.0)
+    evidence_max_tokens: int = knob(160, "tokens of each subagent's evidence")
+    lead_max_tokens: int = knob(128, "tokens of the lead's query or answer")
 
 
 class ParserPrompted(Method):
@@ -56,9 +50,8 @@ class ParserPrompted(Method):
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg, lead = self.config, reasoning_llm or llm
         fixed = CHAT_OVERHEAD_TOKENS + llm.count_tokens(SUBAGENT.format(chunk="", query=task.question))
-        if fixed + cfg.chunk_tokens + cfg.evidence_max_tokens > cfg.context_window:
-            raise PromptTooLong(f"a {cfg.chunk_tokens}-token chunk and the subagent prompt do not fit the "
-                                f"{cfg.context_window}-token window")
+        require_fit(fixed + cfg.chunk_tokens + cfg.evidence_max_tokens, cfg.context_window,
+                    f"a {cfg.chunk_tokens}-token chunk, the subagent prompt and its evidence")
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
         evidence: list[str] = []
         queries = [task.question]  # round 1 broadcasts the question itself
@@ -66,9 +59,9 @@ class ParserPrompted(Method):
         room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.lead_max_tokens - llm.count_tokens(
             LEAD.format(question=task.question, evidence="", queries="", ask=ASK)) - 64
         for t in range(1, cfg.rounds + 1):
-            results = await asyncio.gather(*(call(llm, SUBAGENT.format(chunk=c, query=queries[-1]),
-                                                  cfg.evidence_max_tokens, "subagent", t, i)
-                                             for i, c in enumerate(chunks)))
+            results = await fan_out([call(llm, SUBAGENT.format(chunk=c, query=queries[-1]), cfg.evidence_max_tokens,
+                                          "subagent", t, i) for i, c in enumerate(chunks)],
+                                    f"{task.id} round {t}: subagents", progress=self.progress)
             calls += [r for _, r in results]
             query_words = content_words(queries[-1])
             for i, (text, record) in enumerate(results):
@@ -82,7 +75,7 @@ class ParserPrompted(Method):
                     evidence.append(text.strip())
             scores = bm25_scores(task.question, evidence)
             ranked = [evidence[i] for i in sorted(range(len(evidence)), key=lambda i: -scores[i])]
-            shown = "\n".join(f"- {e}" for e in top_k_within(ranked, [llm.count_tokens(e) + 2 for e in ranked], room))
+            shown = "\n".join(f"- {e}" for e in greedy_within(ranked, lambda e: llm.count_tokens(e) + 2, room))
             for ask in (MUST,) if t == cfg.rounds else (ASK, MUST):  # MUST again only if it neither asked nor answered
                 text, record = await call(lead, LEAD.format(question=task.question, evidence=shown or "(none yet)",
                                                             queries="; ".join(queries), ask=ask),

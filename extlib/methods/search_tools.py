@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ..budget import CHAT_OVERHEAD_TOKENS, prefix_within
 from ..llm import LLMClient
-from .base import CHAT_OVERHEAD_TOKENS
 
 SEARCH_FIRST = ("Do not answer yet: you have not searched. Search the knowledge source first and answer from what "
                 "it returns.")
@@ -41,12 +41,8 @@ def results_block(passages: list[str]) -> str:
 def fitting_results(llm: LLMClient, passages: list[str], room: int) -> list[str]:
     """The leading passages whose <information> block fits in `room` prompt tokens: a block past the window
     would make every later call fail, and forcing the answer cannot shrink it."""
-    kept: list[str] = []
-    for passage in passages:
-        if llm.count_tokens("<information>" + results_block(kept + [passage]) + "</information>") > room:
-            break
-        kept.append(passage)
-    return kept
+    return prefix_within(passages, lambda kept: llm.count_tokens(f"<information>{results_block(kept)}</information>"),
+                         room)
 
 
 def without_tags(text: str) -> str:

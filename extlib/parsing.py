@@ -1,0 +1,56 @@
+"""Turning agents' free text into what the methods use: answers, scores, labelled lines, NO INFORMATION."""
+
+from __future__ import annotations
+
+import re
+
+# "Answer: X" at the start of a line or after a sentence ("... of Rutland. Answer: Rutland"): small models
+# often put it on the same line as their reasoning.
+_ANSWER_LINE = re.compile(r"(?:^|(?<=[\s>*#`.。]))(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)$",
+                          re.IGNORECASE | re.MULTILINE)
+_SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_RANGE = re.compile(r"\(?\s*0\s*[-–~到]\s*100\s*\)?")
+_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
+_NO_INFO = re.compile(r"^(?:no (?:new )?information\b|none$)|^(?:无相关信息|没有相关信息|没有新信息)", re.IGNORECASE)
+PLACEHOLDER = "short phrase"  # what every answer-line prompt shows in angle brackets
+
+
+def is_no_information(message: str) -> bool:
+    """Chunk exclusion signal: the agent found nothing (a short reply that starts with the marker)."""
+    text = message.strip().strip("\"'`*.[]").strip()
+    return not text or (len(text) < 80 and bool(_NO_INFO.match(text)))
+
+
+def parse_score(text: str) -> float | None:
+    """`Score: 85` and the usual variants -> 85.0, clamped to [0, 100]; None when there is no number. The
+    paper's prompt shows the range as "(0-100)", which models echo; that is not the score."""
+    text = _RANGE.sub(" ", text)
+    match = _SCORE.search(text) or _NUMBER.search(text)
+    return min(100.0, max(0.0, float(match.group(1)))) if match else None
+
+
+def parse_answer(text: str, answer_line: bool = False) -> str | None:
+    """The answer, or None for NO ANSWER. With `answer_line` (prompts that ask for a last `Answer:` line),
+    a reply without one is a reasoning that did not conclude: no answer; otherwise the first line is."""
+    lines = _ANSWER_LINE.findall(text)
+    if lines:
+        answer = lines[-1]
+    elif answer_line or "NO ANSWER" in text.upper():
+        return None
+    else:
+        answer = next((line for line in text.splitlines() if line.strip()), "")
+    answer = answer.strip().strip("`*\"'<>[] ").strip().rstrip("。.").strip()
+    if not answer or answer.upper().replace("_", " ").startswith("NO ANSWER"):
+        return None
+    if answer.lower() == PLACEHOLDER:  # the prompts' `Answer: <short phrase>` copied by a small model
+        return None
+    return answer
+
+
+def labeled_line(text: str, label: str) -> str | None:
+    """The rest of the first line that starts with `label:` (e.g. a lead's `Query: ...`), or None."""
+    for line in text.splitlines():
+        head, sep, rest = line.partition(":")
+        if sep and head.strip().strip("*`").lower() == label and rest.strip():
+            return rest.strip()
+    return None

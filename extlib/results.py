@@ -1,0 +1,135 @@
+"""Run files into tables: every question's row (`load_rows`), one summary row per run file with a bootstrap
+interval (`collect`), ExtAgents paired with each method on the same questions (`paired_differences`), and the
+Markdown that `extagents report` prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .experiments import read_rows
+
+COLUMNS = ["dataset", "method", "model", "input_tokens", "window", "questions", "expected", "failed", "f1", "f1_low",
+           "f1_high", "em", "calls", "prompt_tokens", "completion_tokens", "seconds", "cache_hits", "measures",
+           "f1_by_id", "file"]
+
+
+def run_files(items: list[str | Path]) -> list[Path]:
+    """Run files named directly or found (recursively) in the folders named; a missing one is an error."""
+    paths: list[Path] = []
+    for item in map(Path, items):
+        if item.is_dir():
+            paths += sorted(item.rglob("*.jsonl"))
+        elif item.is_file():
+            paths.append(item)
+        else:
+            raise FileNotFoundError(f"no such run file or folder: {item}")
+    return paths
+
+
+def load_rows(paths: list[Path]) -> pd.DataFrame:
+    """Every question's latest row of every run file, one row per (file, question), with the run's settings
+    as columns (dataset, method, model, input_tokens, window), the file it came from, and whether it failed."""
+    records = []
+    for path in paths:
+        for row in read_rows(path).values():
+            spec = row["spec"]
+            records.append({"dataset": spec["dataset"], "method": spec["method"], "model": spec["model"],
+                            "input_tokens": spec["input_tokens"], "window": spec["context_window"],
+                            "expected": spec["n"], "file": str(path), **row, "failed": bool(row["error"])})
+    return pd.DataFrame(records)
+
+
+def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of the mean over questions: with 20 questions one question is 5 F1
+    points, so a table without it invites reading noise as a ranking."""
+    values = np.asarray(values, dtype=float)
+    if len(values) == 0:
+        return 0.0, 0.0
+    if np.all(values == values[0]):  # no spread to resample (and one question has none)
+        return float(values[0]), float(values[0])
+    result = stats.bootstrap((values,), np.mean, n_resamples=resamples, confidence_level=0.95,
+                             method="percentile", random_state=np.random.default_rng(seed))
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def collect(paths: list[Path]) -> pd.DataFrame:
+    """One summary row per run file: F1/EM over all its questions (failed ones score 0 and are counted),
+    and the mean cost per question."""
+    rows = load_rows(paths)
+    table = []
+    for file, run in (rows.groupby("file", sort=False) if len(rows) else []):
+        usage = pd.DataFrame(list(run["usage"]))
+        first = run.iloc[0]
+        f1_low, f1_high = bootstrap_interval(run["f1"].tolist())
+        table.append({
+            "dataset": first["dataset"], "method": first["method"], "model": first["model"],
+            "input_tokens": first["input_tokens"], "window": first["window"], "questions": len(run),
+            "expected": first["expected"], "failed": int(run["failed"].sum()), "f1": run["f1"].mean(),
+            "f1_low": f1_low, "f1_high": f1_high, "em": run["em"].mean(), "calls": usage["calls"].mean(),
+            "prompt_tokens": usage["prompt_tokens"].mean(), "completion_tokens": usage["completion_tokens"].mean(),
+            "seconds": run["seconds"].mean(), "cache_hits": usage["cache_hits"].mean(),
+            "measures": _extra_means(run), "f1_by_id": dict(zip(run["id"], run["f1"])), "file": file})
+    return pd.DataFrame(table, columns=COLUMNS)
+
+
+def _extra_means(run: pd.DataFrame) -> dict[str, float]:
+    """Means of the numeric method measures (e.g. search turns, decomposition ratio) over the answered rows;
+    a measure a row lacks counts 0."""
+    answered = pd.DataFrame(list(run.loc[~run["failed"], "extra"]))
+    numeric = [c for c in sorted(answered.columns) if answered[c].map(
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)).any()]
+    return {c: float(pd.to_numeric(answered[c], errors="coerce").fillna(0).mean()) for c in numeric}
+
+
+def paired_differences(table: pd.DataFrame, reference: str = "extagents") -> pd.DataFrame:
+    """F1 of `reference` minus each other method's on the questions both answered (same dataset, length,
+    model, window), with a paired bootstrap interval and the reference's per-question wins, ties, losses."""
+    out = []
+    cell = ["dataset", "input_tokens", "model", "window"]
+    for _, ref in table[table["method"] == reference].iterrows():
+        same_cell = (table[cell] == ref[cell]).all(axis=1) & (table["method"] != reference)
+        for _, other in table[same_cell].iterrows():
+            shared = sorted(ref["f1_by_id"].keys() & other["f1_by_id"].keys())
+            if not shared:
+                continue
+            diffs = np.array([ref["f1_by_id"][q] - other["f1_by_id"][q] for q in shared])
+            low, high = bootstrap_interval(diffs)
+            out.append({"dataset": ref["dataset"], "input_tokens": ref["input_tokens"], "method": other["method"],
+                        "questions": len(shared), "difference": diffs.mean(), "low": low, "high": high,
+                        "wins": int((diffs > 0).sum()), "ties": int((diffs == 0).sum()),
+                        "losses": int((diffs < 0).sum())})
+    return pd.DataFrame(out, columns=["dataset", "input_tokens", "method", "questions", "difference", "low", "high",
+                                      "wins", "ties", "losses"])
+
+
+def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
+    head = ("| dataset | L | method | F1 | F1 95% CI | EM | questions (failed) | LLM calls | prompt tokens "
+            "| completion tokens | wall s | calls from cache |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    ordered = table.assign(_f1=-table["f1"]).sort_values(["dataset", "input_tokens", "_f1"], kind="stable")
+    lines = [f"| {r.dataset} | {r.input_tokens:,} | {r.method} | {100 * r.f1:.1f} | "
+             f"{100 * r.f1_low:.0f}–{100 * r.f1_high:.0f} | {100 * r.em:.1f} | "
+             f"{r.questions}/{r.expected} ({r.failed}) | {r.calls:.1f} | {r.prompt_tokens:,.0f} | "
+             f"{r.completion_tokens:,.0f} | {r.seconds:.1f} | {r.cache_hits:.1f} |" for r in ordered.itertuples()]
+    measured = table[table["measures"].map(bool)].sort_values(["dataset", "input_tokens", "method"], kind="stable")
+    if len(measured):
+        lines.append("\n| dataset | L | method | method measures (mean per answered question) |\n|---|---|---|---|")
+        lines += [f"| {r.dataset} | {r.input_tokens:,} | {r.method} | "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in r.measures.items()) + " |" for r in measured.itertuples()]
+    paired = paired_differences(table, reference)
+    if len(paired):
+        paired = paired.assign(_d=-paired["difference"]).sort_values(["dataset", "input_tokens", "_d"], kind="stable")
+        lines.append(f"\n| dataset | L | {reference} F1 minus | same questions | difference | 95% CI "
+                     f"| {reference} better / tie / worse |\n|---|---|---|---|---|---|---|")
+        lines += [f"| {d.dataset} | {d.input_tokens:,} | {d.method} | {d.questions} | "
+                  f"{100 * d.difference:+.1f} | {100 * d.low:+.0f} to {100 * d.high:+.0f} | "
+                  f"{d.wins} / {d.ties} / {d.losses} |" for d in paired.itertuples()]
+    return head + "\n".join(lines)
+
+
+def write_csv(table: pd.DataFrame, path: str | Path) -> None:
+    """The summary table without its per-question columns."""
+    table.drop(columns=["measures", "f1_by_id"]).to_csv(path, index=False)
