@@ -19,8 +19,10 @@ from ..llm import LLMClient
 from ..parsing import parse_answer
 from ..retrieval import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import Method, WindowConfig, knob
+from .base import Method, knob
 from .search_tools import (
+    FORCE,
+    SearchConfig,
     all_tags,
     conversation_tokens,
     fitting_results,
@@ -39,19 +41,13 @@ OPEN = "The answer is a Markdown list of the findings that answer the question, 
 CONDENSE = ("Question: {question}\nSearch queries: {queries}\n\nSearch results:\n{results}\n\nWrite the learnings "
             "from these results that help answer the question, as short bullet points with names and numbers. "
             "If nothing helps, write NONE.")
-FORCE = "Give the answer now inside <answer> and </answer>."
 
 
 @dataclass
-class O2SearcherConfig(WindowConfig):
-    passage_tokens: int = knob(256, "piece size when the task has no passages of its own")
+class O2SearcherConfig(SearchConfig):
     open_ended: bool = knob(False, "answer with a Markdown list of findings instead of a short phrase")
     max_queries: int = knob(5, "queries per search round")
-    top_k: int = knob(3, "passages retrieved per query")
     max_rounds: int = knob(4, "search rounds before the answer is forced")
-    max_tokens: int = knob(256, "tokens of each agent turn and each condensed learning")
-    min_searches: int = knob(1, "search rounds before an answer counts (an earlier one is sent back once); 0 = "
-                             "the protocol as is", low=0)
 
 
 class O2Searcher(Method):

@@ -19,8 +19,10 @@ from ..llm import LLMClient
 from ..parsing import parse_answer
 from ..retrieval import PassageSearch
 from ..trace import CallRecord, Prediction, Task
-from .base import Method, WindowConfig, knob
+from .base import Method, knob
 from .search_tools import (
+    FORCE,
+    SearchConfig,
     conversation_tokens,
     fitting_results,
     last_tag,
@@ -37,19 +39,13 @@ SEARCH_R1 = ("Answer the given question. You must conduct reasoning inside <thin
              "</answer>, without detailed illustrations. For example, <answer> Beijing </answer>.")
 PARALLEL = (" If the question has independent parts, search them in one step by separating the queries with ##, "
             "for example <search> first query ## second query </search>; they are searched in parallel.")
-FORCE = "Give the answer now inside <answer> and </answer>."
 
 
 @dataclass
-class SearchAgentConfig(WindowConfig):
-    passage_tokens: int = knob(256, "piece size when the task has no passages of its own")
+class SearchAgentConfig(SearchConfig):
     parallel: bool = knob(True, "ParallelSearch: one search may hold ##-separated sub-queries; False = Search-R1")
-    top_k: int = knob(3, "passages retrieved per (sub-)query")
     max_turns: int = knob(4, "searching turns before the answer is forced")
     max_subqueries: int = knob(4, "sub-queries read from one search")
-    max_tokens: int = knob(256, "tokens of each agent turn")
-    min_searches: int = knob(1, "searches before an answer counts (an earlier one is sent back once); 0 = the "
-                             "papers' protocol as is", low=0)
 
 
 class SearchAgent(Method):

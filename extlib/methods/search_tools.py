@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..budget import CHAT_OVERHEAD_TOKENS, prefix_within
 from ..llm import LLMClient
+from .base import WindowConfig, knob
 
+FORCE = "Give the answer now inside <answer> and </answer>."
 SEARCH_FIRST = ("Do not answer yet: you have not searched. Search the knowledge source first and answer from what "
                 "it returns.")
+
+
+@dataclass
+class SearchConfig(WindowConfig):
+    """The knobs every search agent has."""
+
+    passage_tokens: int = knob(256, "piece size when the task has no passages of its own")
+    top_k: int = knob(3, "passages retrieved per query")
+    max_tokens: int = knob(256, "tokens of each agent turn")
+    min_searches: int = knob(1, "searches before an answer counts (an earlier one is sent back once); 0 = the "
+                             "papers' protocol as is", low=0)
 
 
 def send_back_to_search(messages: list[dict], reply: str) -> None:
