@@ -4,10 +4,16 @@ settings, one row per question, appended as each finishes (extlib.results turns 
 A question that fails (an LLM call exhausted its retries, an unexpected error) is written as a row with its
 error and scores 0; a later run of the same settings retries it (up to `max_attempts` in all) and skips the
 rows already answered, so an interrupted run resumes where it stopped and no question is ever dropped.
+
+Every row carries the method's version, the model's sha256 (bundled models) and the date. A row answered by
+another version of the method or other weights is stale: the run answers its question again, and the tables
+(extlib.results) leave stale rows out and count them. Rows written before versions existed are version 1, the
+behaviour checked unchanged when versions were introduced.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import time
@@ -62,14 +68,19 @@ def read_rows(path: Path) -> dict[str, dict]:
     return {row["id"]: row for row in read_jsonl(path)}
 
 
+def is_current(row: dict, version: int, model_sha256: str | None) -> bool:
+    """Whether a row was answered by this version of its method (and, when known, these weights)."""
+    return row.get("method_version", 1) == version and row.get("model_sha256") in (None, model_sha256)
+
+
 def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_llm: LLMClient | None = None,
         max_attempts: int = 2, progress: bool = True) -> Path:
-    """Answer every task not yet answered in spec's file; returns the file."""
+    """Answer every task not yet answered (or answered by another version) in spec's file; returns the file."""
     path = spec.path(root)
     method = spec.make_method()
-    done = read_rows(path)
+    done = {i: r for i, r in read_rows(path).items() if is_current(r, method.version, llm.model_sha256)}
     todo = [t for t in tasks if t.id not in done or (done[t.id]["error"] and done[t.id]["attempt"] < max_attempts)]
-    header = {"spec": asdict(spec)}
+    header = {"spec": asdict(spec), "method_version": method.version, "model_sha256": llm.model_sha256}
     with open_for_append(path) as sink:
         for task in tqdm(todo, desc=f"{spec.method} L={spec.input_tokens:,}", unit="question", disable=not progress):
             start = time.time()
@@ -81,7 +92,8 @@ def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_
                 prediction = Prediction(task.id, "", 0, [], error=f"{type(exc).__name__}: {exc} "
                                         f"({traceback.format_exc(limit=2).splitlines()[-1]})")
             attempt = done.get(task.id, {}).get("attempt", 0) + 1
-            append(sink, row(task, prediction, attempt, time.time() - start, header))
+            append(sink, row(task, prediction, attempt, time.time() - start,
+                             {**header, "date": datetime.date.today().isoformat()}))
     return path
 
 

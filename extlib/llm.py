@@ -47,6 +47,7 @@ class LLMClient:
     """`await llm.complete("prompt", max_tokens=64)` -> Completion; messages lists also accepted."""
 
     def __init__(self, base_url: str | None = None, model: str = "gpt-4o-mini", *, model_id: str | None = None,
+                 model_sha256: str | None = None,
                  api_key: str | None = None, tokenizer: Tokenizer | None = None, concurrency: int = 4,
                  max_retries: int = 4, timeout_s: float = 600.0, temperature: float = 0.0,
                  cache: ResponseCache | None = None, extra_body: dict[str, Any] | None = None,
@@ -58,6 +59,7 @@ class LLMClient:
         self.base_url = base_url
         self.model = model
         self.model_id = model_id or f"{model}@{base_url or 'openai'}"
+        self.model_sha256 = model_sha256  # of the weights, when known (bundled models): recorded in every row
         self.tokenizer = tokenizer
         self.concurrency = concurrency
         self.max_retries = max_retries

@@ -1,6 +1,7 @@
 """Run files into tables: every question's row (`load_rows`), one summary row per run file with a bootstrap
 interval (`collect`), ExtAgents paired with each method on the same questions (`paired_differences`), and the
-Markdown that `extagents report` prints."""
+Markdown that `extagents report` prints. Rows of another version of their method than the code's are stale:
+left out of every summary, and counted."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import pandas as pd
 from scipy import stats
 
 from .experiments import read_rows
+from .methods import METHODS
 
-COLUMNS = ["dataset", "method", "model", "input_tokens", "window", "questions", "expected", "failed", "f1", "f1_low",
+COLUMNS = ["dataset", "method", "model", "input_tokens", "window", "questions", "expected", "failed", "stale", "f1",
+           "f1_low",
            "f1_high", "em", "calls", "prompt_tokens", "completion_tokens", "seconds", "cache_hits", "measures",
            "f1_by_id", "file"]
 
@@ -30,17 +33,21 @@ def run_files(items: list[str | Path]) -> list[Path]:
     return paths
 
 
-def load_rows(paths: list[Path]) -> pd.DataFrame:
+def load_rows(paths: list[Path], include_stale: bool = False) -> pd.DataFrame:
     """Every question's latest row of every run file, one row per (file, question), with the run's settings
-    as columns (dataset, method, model, input_tokens, window), the file it came from, and whether it failed."""
+    as columns (dataset, method, model, input_tokens, window), the file it came from, whether it failed, and
+    whether it is stale (answered by another version of its method); stale rows only with `include_stale`."""
     records = []
     for path in paths:
         for row in read_rows(path).values():
             spec = row["spec"]
+            version = row.get("method_version", 1)
             records.append({"dataset": spec["dataset"], "method": spec["method"], "model": spec["model"],
                             "input_tokens": spec["input_tokens"], "window": spec["context_window"],
-                            "expected": spec["n"], "file": str(path), **row, "failed": bool(row["error"])})
-    return pd.DataFrame(records)
+                            "expected": spec["n"], "file": str(path), **row, "method_version": version,
+                            "failed": bool(row["error"]), "stale": version != METHODS[spec["method"]][0].version})
+    rows = pd.DataFrame(records)
+    return rows if include_stale or rows.empty else rows[~rows["stale"]].reset_index(drop=True)
 
 
 def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
@@ -59,7 +66,9 @@ def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0
 def collect(paths: list[Path]) -> pd.DataFrame:
     """One summary row per run file: F1/EM over all its questions (failed ones score 0 and are counted),
     and the mean cost per question."""
-    rows = load_rows(paths)
+    everything = load_rows(paths, include_stale=True)
+    stale = everything.groupby("file")["stale"].sum().to_dict() if len(everything) else {}
+    rows = everything[~everything["stale"]] if len(everything) else everything
     table = []
     for file, run in (rows.groupby("file", sort=False) if len(rows) else []):
         usage = pd.DataFrame(list(run["usage"]))
@@ -68,7 +77,8 @@ def collect(paths: list[Path]) -> pd.DataFrame:
         table.append({
             "dataset": first["dataset"], "method": first["method"], "model": first["model"],
             "input_tokens": first["input_tokens"], "window": first["window"], "questions": len(run),
-            "expected": first["expected"], "failed": int(run["failed"].sum()), "f1": run["f1"].mean(),
+            "expected": first["expected"], "failed": int(run["failed"].sum()), "stale": int(stale.get(file, 0)),
+            "f1": run["f1"].mean(),
             "f1_low": f1_low, "f1_high": f1_high, "em": run["em"].mean(), "calls": usage["calls"].mean(),
             "prompt_tokens": usage["prompt_tokens"].mean(), "completion_tokens": usage["completion_tokens"].mean(),
             "seconds": run["seconds"].mean(), "cache_hits": usage["cache_hits"].mean(),
@@ -109,6 +119,7 @@ def paired_differences(table: pd.DataFrame, reference: str = "extagents") -> pd.
 def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
     head = ("| dataset | L | method | F1 | F1 95% CI | EM | questions (failed) | LLM calls | prompt tokens "
             "| completion tokens | wall s | calls from cache |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    stale = int(table["stale"].sum()) if len(table) else 0
     ordered = table.assign(_f1=-table["f1"]).sort_values(["dataset", "input_tokens", "_f1"], kind="stable")
     lines = [f"| {r.dataset} | {r.input_tokens:,} | {r.method} | {100 * r.f1:.1f} | "
              f"{100 * r.f1_low:.0f}–{100 * r.f1_high:.0f} | {100 * r.em:.1f} | "
@@ -127,7 +138,9 @@ def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
         lines += [f"| {d.dataset} | {d.input_tokens:,} | {d.method} | {d.questions} | "
                   f"{100 * d.difference:+.1f} | {100 * d.low:+.0f} to {100 * d.high:+.0f} | "
                   f"{d.wins} / {d.ties} / {d.losses} |" for d in paired.itertuples()]
-    return head + "\n".join(lines)
+    note = (f"\n\n{stale} stale rows (answered by an older version of their method) are left out; run the "
+            "experiment again to answer them anew." if stale else "")
+    return head + "\n".join(lines) + note
 
 
 def write_csv(table: pd.DataFrame, path: str | Path) -> None:

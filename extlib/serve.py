@@ -176,7 +176,8 @@ class LocalServer:
     def client(self, **options) -> LLMClient:
         """An LLMClient for this server; llama.cpp's default repeat_penalty 1.1 changes answers, so 1.0."""
         options.setdefault("extra_body", {"repeat_penalty": 1.0})
-        return LLMClient(self.base_url, model=self.model, model_id=self.model_id, api_key="local",
+        return LLMClient(self.base_url, model=self.model, model_id=self.model_id,
+                         model_sha256=get_spec(self.model).sha256, api_key="local",
                          tokenizer=self.tokenizer(), **options)
 
     def serve_forever(self) -> None:

@@ -155,3 +155,21 @@ def test_report_on_files_without_rows_is_a_clear_error(tmp_path):
     out = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path)], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 2 and "no run rows in the given files" in out.stderr
+
+
+def test_rows_of_another_method_version_are_stale_answered_again_and_never_mixed_in(tmp_path, monkeypatch):
+    from extlib.methods import DirectInput
+
+    llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
+    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    first = read_rows(path)["q0"]
+    assert first["method_version"] == 1 and first["date"] and "model_sha256" in first
+    monkeypatch.setattr(DirectInput, "version", 2)  # the method changed
+    table = collect([path])
+    assert table.empty or table.iloc[0]["questions"] == 0  # nothing current to show, nothing mixed in
+    assert len(load_rows([path], include_stale=True)) == 4 and load_rows([path]).empty
+    calls_before = len(llm._client.prompts)
+    run(spec(), TASKS, llm, tmp_path, progress=False)
+    assert len(llm._client.prompts) - calls_before == 4  # every question answered again by version 2
+    table = collect([path]).iloc[0]
+    assert table["questions"] == 4 and table["stale"] == 0 and read_rows(path)["q0"]["method_version"] == 2

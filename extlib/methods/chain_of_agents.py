@@ -35,6 +35,7 @@ class ChainOfAgentsConfig(ChunkedConfig):
 
 class ChainOfAgents(Method):
     name = "chain-of-agents"
+    version = 1
 
     config_class = ChainOfAgentsConfig
 

@@ -25,6 +25,7 @@ class DirectConfig(TruncatedConfig):
 
 class DirectInput(Method):
     name = "direct"
+    version = 1
 
     config_class = DirectConfig
 

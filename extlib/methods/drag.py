@@ -69,6 +69,7 @@ class DRAGConfig(WindowConfig):
 
 class DRAG(Method):
     name = "drag"
+    version = 1
 
     config_class = DRAGConfig
 

@@ -119,6 +119,7 @@ class Scratchpad:
 
 class ExtAgents(Method):
     name = "extagents"
+    version = 1
 
     config_class = ExtAgentsConfig
 

@@ -53,6 +53,7 @@ class LongAgentConfig(ChunkedConfig):
 
 class LongAgent(Method):
     name = "longagent"
+    version = 1
 
     config_class = LongAgentConfig
 

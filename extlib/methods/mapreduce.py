@@ -72,6 +72,7 @@ class MapReduceConfig(ChunkedConfig):
 
 class LLMxMapReduce(Method):
     name = "mapreduce"
+    version = 1
 
     config_class = MapReduceConfig
 

@@ -52,6 +52,7 @@ class O2SearcherConfig(SearchConfig):
 
 class O2Searcher(Method):
     name = "o2-searcher"
+    version = 1
 
     config_class = O2SearcherConfig
 

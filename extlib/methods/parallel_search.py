@@ -50,6 +50,7 @@ class SearchAgentConfig(SearchConfig):
 
 class SearchAgent(Method):
     name = "parallelsearch"
+    version = 1
 
     config_class = SearchAgentConfig
 

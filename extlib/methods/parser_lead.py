@@ -44,6 +44,7 @@ class ParserConfig(ChunkedConfig):
 
 class ParserPrompted(Method):
     name = "parser"
+    version = 1
 
     config_class = ParserConfig
 
