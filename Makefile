@@ -6,13 +6,31 @@ DEMO_QUESTION := In which county was the prompter Tobias Wrenfield born?
 
 .PHONY: setup run test data bench compare clean
 
-# llama.cpp builds from source, tuned to this CPU: 1.3x faster prefill here than a portable AVX2 build
-# (85 vs 66 tok/s on the 1.5B model, measured side by side).
-$(BIN)/extagents: pyproject.toml
+# llama.cpp builds from source for this CPU (-march=native: 1.3x faster prefill than a portable AVX2 build, 85
+# vs 66 tok/s on the 1.5B model, measured side by side), but without AMX: on a machine whose CPU lists AMX and
+# whose kernel does not grant it, llama.cpp's AMX kernels die on their first tile instruction (SIGILL), which
+# took the server down on the first completion. The wheel is kept per CPU (a hash of its flags) outside pip's
+# cache, whose entry would not notice the changed flags.
+LLAMA_VERSION := 0.3.36
+ifeq ($(shell uname -m),x86_64)
+NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+endif
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=ON -DCMAKE_C_FLAGS="$(NO_AMX)" -DCMAKE_CXX_FLAGS="$(NO_AMX)"
+CPU_KEY := $(shell (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || uname -a) | md5sum | cut -c1-8)
+LLAMA_WHEELS := $(HOME)/.cache/extagents/wheels/llama-cpp-python-$(LLAMA_VERSION)-$(CPU_KEY)
+
+$(LLAMA_WHEELS)/built:
+	@echo ">>> building llama.cpp (llama-cpp-python) for this CPU: about 10 minutes on 2 cores, once"
+	mkdir -p $(LLAMA_WHEELS)
+	CMAKE_ARGS='$(LLAMA_CMAKE_ARGS)' $(PY) -m pip wheel --no-cache-dir --no-deps -w $(LLAMA_WHEELS) \
+		llama-cpp-python==$(LLAMA_VERSION)
+	touch $@
+
+$(BIN)/extagents: pyproject.toml $(LLAMA_WHEELS)/built
+	rm -rf $(VENV)
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
-	@echo ">>> building llama.cpp (llama-cpp-python) from source: about 10 minutes on 2 cores, once"
-	$(BIN)/pip install -e '.[local,dev,notebooks]'
+	$(BIN)/pip install --find-links $(LLAMA_WHEELS) -e '.[local,dev,notebooks]'
 	touch $@
 
 setup: $(BIN)/extagents

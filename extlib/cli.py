@@ -265,7 +265,7 @@ def run_experiments(args: argparse.Namespace) -> int:
             tasks = load_tasks(args.dataset, length, n=args.n, seed=args.seed, tokenizer=llm.tokenizer, ids=ids,
                                **options)[:args.limit]
             for name in names:
-                spec = RunSpec(args.dataset, name, length, args.n, args.seed, model, window, per_method[name])
+                spec = RunSpec(args.dataset, name, length, args.n, args.seed, model, window, per_method[name], options)
                 files.append(run_experiment(spec, tasks, llm, Path(args.out), reasoner))
     table = collect(files)
     print(markdown(table))

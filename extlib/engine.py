@@ -4,6 +4,7 @@ model for the reasoning agent; the persistent response cache."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import sys
 from collections.abc import Iterator
@@ -98,3 +99,13 @@ def _bundled_tokenizer(settings: EngineSettings) -> GGUFTokenizer:
     print(f"note: counting tokens with the bundled {settings.local_model} vocabulary; pass --tokenizer for the "
           "serving model's own", file=sys.stderr)
     return GGUFTokenizer(ensure_model(settings.local_model))
+
+
+_KEPT = contextlib.ExitStack()  # clients a notebook keeps for the life of its kernel
+atexit.register(_KEPT.close)
+
+
+def connect(settings: EngineSettings) -> tuple[LLMClient, LLMClient | None]:
+    """`clients(settings)` kept open until the process exits (for notebooks, whose cells cannot share a
+    `with` block); a local server started here stops with the kernel."""
+    return _KEPT.enter_context(clients(settings))

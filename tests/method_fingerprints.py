@@ -66,7 +66,8 @@ def responder(salt: str):
 
 
 def fingerprint(name: str) -> str:
-    """sha256 over the method's prompts and predictions (answers, rounds, errors, measures, every call)."""
+    """sha256 over the method's prompts and predictions (answers, rounds, errors, every call); not over the
+    measures a method reports in `extra`, which describe its behaviour without being it."""
     digest = hashlib.sha256()
     for settings in SETTINGS.get(name, [{}]):
         small = {"chunk_tokens": 160} if "chunk_tokens" in knob_names(name) else {}
@@ -76,7 +77,7 @@ def fingerprint(name: str) -> str:
                 llm = scripted_client(responder(salt))
                 try:
                     p = make_method(name, **knobs).run(task, llm)
-                    seen = [p.answer, p.rounds, p.error, p.extra, [(c.role, c.round, c.chunk, c.step, c.prompt_tokens,
+                    seen = [p.answer, p.rounds, p.error, [(c.role, c.round, c.chunk, c.step, c.prompt_tokens,
                             c.completion_tokens, c.score, c.dropped, c.output) for c in p.calls]]
                 except ValueError as exc:  # e.g. PromptTooLong: the refusal is behaviour too
                     seen = [type(exc).__name__]

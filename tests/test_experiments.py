@@ -30,6 +30,7 @@ def test_a_run_writes_one_scored_row_per_question_named_by_its_settings(tmp_path
     assert sorted(rows) == ["q0", "q1", "q2", "q3"] and all(r["f1"] == 1.0 for r in rows.values())
     assert rows["q0"]["calls"][0]["role"] == "answer" and rows["q0"]["spec"]["method"] == "direct"
     assert spec(knobs={"max_tokens": 64}).path(tmp_path) != spec().path(tmp_path)  # knobs name the file too
+    assert spec(options={"position": 0.2}).path(tmp_path) != spec().path(tmp_path)  # and dataset options
     with pytest.raises(UnknownKnob, match="no method of direct has the knob chunk_tokens"):
         spec(knobs={"chunk_tokens": 64})  # direct reads no chunks: no new file name for a setting that does nothing
 

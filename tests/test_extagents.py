@@ -79,6 +79,8 @@ def test_gks_finds_the_second_hop_in_round_two():
     assert [(c.round, c.step) for c in reasons] == [(1, 1), (2, 1), (2, 2)]
     assert reasons[-1].output.endswith("Westmarch")
     assert all(c.end >= c.start and c.error is None for c in prediction.calls)
+    # what GKS broadcast in each round, and the ranking KAR read after it
+    assert prediction.extra == {"broadcast": [[], [1]], "ranking": [[1], [1, 4]]}
 
 
 def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answer():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..tokenizer import Tokenizer, load_tokenizer
 from ..trace import Task
-from . import hotpotqa, hotpotqa_longdoc, longbook, zh_longdoc
+from . import hotpotqa, hotpotqa_longdoc, longbook, user, zh_longdoc
 from .common import DataError
 from .filler import FILLERS, paragraph_counts
 from .packing import TooLong
@@ -26,6 +26,7 @@ DATASETS: dict[str, Callable[..., list[Task]]] = {
     "infinitebench-en": longbook.infinitebench_tasks("en"),  # official En.QA jsonl (path= or the hub)
     "infinitebench-zh": longbook.infinitebench_tasks("zh"),  # official Zh.QA jsonl
     "aa-lcr": longbook.aa_lcr_tasks,  # 100 long-document questions from the pinned package
+    "user": user.user_tasks,  # your own file or hub dataset (path=, question=, answers=, knowledge=)
 }
 COMMON = {"input_tokens", "n", "seed", "tokenizer", "progress", "ids"}
 # How a method that must shorten the knowledge should cut it: retrieved passages are best first (the paper's

@@ -112,9 +112,12 @@ class Scratchpad:
         """Agent ids, best-rated first (ties by chunk order), or in chunk order."""
         return sorted(self.notes, key=lambda i: (-self.scores.get(i, 0.0), i)) if by_score else sorted(self.notes)
 
-    def top_k(self, ids: list[int], room: int) -> list[str]:
-        """Eq. 6-7: the messages of `ids`, best first, as many as `room` tokens hold."""
-        return greedy_within([self.notes[i] for i in ids], lambda m: self.tokens(m) + MESSAGE_SEPARATOR_TOKENS, room)
+    def top_k(self, ids: list[int], room: int) -> list[int]:
+        """Eq. 6-7: the agents of `ids`, best first, whose messages `room` tokens hold."""
+        return greedy_within(ids, lambda i: self.tokens(self.notes[i]) + MESSAGE_SEPARATOR_TOKENS, room)
+
+    def texts(self, ids: list[int]) -> list[str]:
+        return [self.notes[i] for i in ids]
 
 
 class ExtAgents(Method):
@@ -132,8 +135,11 @@ class ExtAgents(Method):
         seek_room, reason_room = self._rooms(prompts, task.question, pad)
         calls: list[CallRecord] = []
         active = list(range(len(chunks)))  # agents still reading (chunk exclusion removes some)
+        trail: dict[str, list[list[int]]] = {"broadcast": [], "ranking": []}  # whose messages GKS / KAR used
         for t in range(1, cfg.rounds + 1):
-            shared = self._shared(pad, active, t, seek_room, protocol)  # Top_k(M_{t-1}) for each agent
+            shown = self._shared(pad, active, t, seek_room, protocol)  # Top_k(M_{t-1}) for each agent
+            shared = {i: pad.texts(ids) for i, ids in shown.items()}
+            trail["broadcast"].append(next(iter(shown.values()), []) if cfg.gks else [])
             replies = await fan_out([agents.seek(llm, prompts, task.question, chunks[i], i, shared[i], t,
                                                  cfg.seek_max_tokens) for i in active],
                                     f"{task.id} round {t}: seeking agents", not protocol.parallel, self.progress)
@@ -144,6 +150,7 @@ class ExtAgents(Method):
                                   f"round {t}; first error: {replies[0][1].error}")
             changed = self._admit(pad, dict(zip(list(active), replies)), active, shared, chunks, prompts, t)
             calls += await self._rate(llm, prompts, task.question, pad, changed, t, protocol)
+            trail["ranking"].append(pad.ranked())
             # Nothing new on the scratchpad: the next round would see the same messages, so answer now.
             # A round whose every call failed also ends synchronization, answering from what was found.
             final = t == cfg.rounds or not active or not changed or all_failed
@@ -151,9 +158,10 @@ class ExtAgents(Method):
                                                          reason_room, t, final, protocol)
             calls += reasoning_calls
             if reasoning_calls and reasoning_calls[-1].error:
-                return Prediction(task.id, "", t, calls, error=f"reasoning failed: {reasoning_calls[-1].error}")
+                return Prediction(task.id, "", t, calls, error=f"reasoning failed: {reasoning_calls[-1].error}",
+                                  extra=trail)
             if answer is not None or final:
-                return Prediction(task.id, answer or "", t, calls)
+                return Prediction(task.id, answer or "", t, calls, extra=trail)
         raise AssertionError("unreachable: the last round always answers")
 
     @property
@@ -177,9 +185,9 @@ class ExtAgents(Method):
         return cfg.context_window - fixed - cfg.seek_max_tokens, reason_room
 
     def _shared(self, pad: Scratchpad, active: list[int], t: int, room: int,
-                protocol: Protocol) -> dict[int, list[str]]:
-        """What each agent is shown in round t. With GKS every agent has the same room, so the same top-k of
-        all agents' messages is broadcast to all (eq. 6-7); without it an agent sees its own message only."""
+                protocol: Protocol) -> dict[int, list[int]]:
+        """Whose messages each agent is shown in round t. With GKS every agent has the same room, so the same
+        top-k of all agents' messages is broadcast to all (eq. 6-7); without it an agent sees its own only."""
         if t == 1:
             return {i: [] for i in active}
         if self.config.gks:
@@ -239,7 +247,7 @@ class ExtAgents(Method):
                       final: bool, protocol: Protocol) -> tuple[str | None, list[CallRecord]]:
         """KAR (eq. 8): top-1, 2, 4, ... messages until the agent can answer; forced on the last step of
         the last round."""
-        usable = pad.top_k(pad.ranked(), room)
+        usable = pad.texts(pad.top_k(pad.ranked(), room))
         if not usable and not final:
             return None, []
         accumulate = self.config.kar and (protocol.kar_every_round or t == 1)

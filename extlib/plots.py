@@ -1,0 +1,83 @@
+"""One look for every figure of the notebooks: a seaborn theme, one colour and one name per method, means with
+bootstrap 95% intervals, the context window marked, the paper's reported numbers as labelled reference marks,
+and failed questions counted on the figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from .paper import reference_points
+from .results import bootstrap_interval
+
+NAMES = {"extagents": "ExtAgents", "direct": "Direct Input", "mapreduce": "LLM×MapReduce",
+         "chain-of-agents": "Chain of Agents", "longagent": "LongAgent", "drag": "DRAG", "iterdrag": "IterDRAG",
+         "parser": "PARSER", "parallelsearch": "ParallelSearch", "search-r1": "Search-R1",
+         "o2-searcher": "O2-Searcher"}
+COLORS = dict(zip(NAMES, sns.color_palette("tab10", 10) + [(0.4, 0.4, 0.4)]))
+
+
+def theme() -> None:
+    sns.set_theme(context="notebook", style="whitegrid", font_scale=0.9)
+    plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 130, "savefig.bbox": "tight"})
+
+
+def name(method: str) -> str:
+    return NAMES.get(method, method)
+
+
+def mean_ci(rows: pd.DataFrame, by: list[str], value: str = "f1") -> pd.DataFrame:
+    """Per group of `by`: the mean of `value` over questions with its 95% bootstrap interval, the number of
+    questions and of failed ones (a failed question counts 0 in the mean)."""
+    out = []
+    for keys, group in rows.groupby(by, sort=True):
+        low, high = bootstrap_interval(group[value].astype(float).tolist())
+        out.append({**dict(zip(by, keys if isinstance(keys, tuple) else (keys,))), "mean": group[value].mean(),
+                    "low": low, "high": high, "questions": len(group), "failed": int(group["failed"].sum())})
+    return pd.DataFrame(out)
+
+
+def lines_with_ci(ax: plt.Axes, summary: pd.DataFrame, x: str, hue: str, scale: float = 100.0,
+                  colors: dict | None = None, styles: dict | None = None) -> None:
+    """One line per `hue` value through its means, with the 95% interval as a band."""
+    for key, group in summary.groupby(hue, sort=False):
+        group = group.sort_values(x)
+        color = (colors or COLORS).get(key)
+        ax.plot(group[x], scale * group["mean"], marker="o", label=name(key), color=color,
+                linestyle=(styles or {}).get(key, "-"))
+        ax.fill_between(group[x], scale * group["low"], scale * group["high"], color=color, alpha=0.15, lw=0)
+
+
+def mark_window(ax: plt.Axes, at: float = 1.0, label: str = "context window") -> None:
+    ax.axvline(at, color="black", lw=1, ls=":")
+    ax.annotate(label, (at, 0.98), xycoords=("data", "axes fraction"), rotation=90, va="top", ha="right",
+                fontsize=8)
+
+
+def mark_paper(ax: plt.Axes, dataset: str, methods: list[str], scale: float = 100.0) -> bool:
+    """The paper's Table 3 points (gpt-4o-mini, 128k window) for `dataset`, as hollow stars at length/window;
+    False when the paper has no matching setting."""
+    points = [p for p in reference_points(dataset) if p[0] in methods]
+    for method, x, f1 in points:
+        ax.scatter([x], [scale * f1], marker="*", s=160, facecolors="none", edgecolors=COLORS.get(method), lw=1.4,
+                   zorder=5)
+        ax.annotate(f"paper: {name(method)}", (x, scale * f1), textcoords="offset points", xytext=(6, 4),
+                    fontsize=7, color=COLORS.get(method))
+    return bool(points)
+
+
+def note_failures(ax: plt.Axes, summary: pd.DataFrame) -> None:
+    """Say on the figure how many questions failed (they count 0) and how many each point averages."""
+    failed, questions = int(summary["failed"].sum()), int(summary["questions"].max())
+    ax.text(0.01, 0.01, f"≤ {questions} questions a point; {failed} failed (scored 0)", transform=ax.transAxes,
+            fontsize=7, color="dimgray", va="bottom")
+
+
+def save(fig: plt.Figure, folder: str | Path, stem: str) -> Path:
+    path = Path(folder) / f"{stem}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path

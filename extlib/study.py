@@ -1,0 +1,68 @@
+"""A study: the cells of an experiment (method x dataset x length x settings) answered one question at a time
+across all cells, so a stop leaves every cell at the same count and each question's rows come from one
+sitting; every cell is a resumable run file (extlib.experiments), so a rerun computes only what is missing or
+stale. The notebooks build their figures on `run_study`'s rows."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from .datasets import load_tasks
+from .experiments import RunSpec, run
+from .llm import LLMClient
+from .results import load_rows
+from .trace import Task
+
+
+@dataclass
+class Cell:
+    """One setting of an experiment, drawn as one point (or line) of a figure."""
+
+    dataset: str
+    method: str
+    input_tokens: int
+    knobs: dict[str, Any] = field(default_factory=dict)  # method knobs (the window comes from the study)
+    options: dict[str, Any] = field(default_factory=dict)  # dataset options, e.g. where evidence is placed
+    label: str = ""  # the name in the figure; the method's name by default
+    extra: dict[str, Any] = field(default_factory=dict)  # columns copied into the cell's rows (e.g. a depth)
+
+    def __post_init__(self) -> None:
+        self.label = self.label or self.method
+
+
+def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed: int, window: int,
+              reasoning_llm: LLMClient | None = None, progress: bool = True) -> pd.DataFrame:
+    """Answer the first n questions (drawn with `seed`) of every cell, question by question across the cells,
+    and return every current row with its cell's label and extra columns."""
+    if not cells:
+        raise ValueError("a study needs at least one cell")
+    if n <= 0:
+        raise ValueError(f"n must be a positive number of questions, got {n}")
+    root = Path(root)
+    tasks: dict[str, list[Task]] = {}  # one draw per (dataset, length, options), shared by the cells
+    specs = []
+    for cell in cells:
+        key = json.dumps([cell.dataset, cell.input_tokens, cell.options], sort_keys=True)
+        if key not in tasks:
+            tasks[key] = load_tasks(cell.dataset, cell.input_tokens, n=n, seed=seed, tokenizer=llm.tokenizer,
+                                    progress=False, **cell.options)
+        specs.append((RunSpec(cell.dataset, cell.method, cell.input_tokens, n, seed, llm.model, window, cell.knobs,
+                              cell.options), tasks[key]))
+    most = max(len(t) for t in tasks.values())
+    with tqdm(total=most * len(cells), desc=f"{root.name}: questions x cells", unit="answer",
+              disable=not progress) as bar:
+        for k in range(1, most + 1):
+            for spec, cell_tasks in specs:
+                run(spec, cell_tasks[:k], llm, root, reasoning_llm, progress=False)
+                bar.update(1)
+    frames = []
+    for cell, (spec, _) in zip(cells, specs):
+        rows = load_rows([spec.path(root)])
+        frames.append(rows.assign(label=cell.label, **cell.extra))
+    return pd.concat(frames, ignore_index=True)
