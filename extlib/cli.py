@@ -98,6 +98,12 @@ def build_parser() -> Parser:
     add_knob_flags(run_, exclude=("input_tokens",))  # set by --lengths
     _engine_args(run_, reasoning=True)
 
+    figures = verbs.add_parser("figures", help="execute the experiment notebooks under a preset (make figures)")
+    figures.add_argument("--preset", default="quick", help="a file of configs/presets/ (default quick)")
+    figures.add_argument("--only", help="comma list of notebooks to run (default: all, in order)")
+    figures.add_argument("--set", action="append", default=[], metavar="NOTEBOOK.KEY=VALUE",
+                         help="override a notebook parameter, e.g. 01_scaling.n=5 (repeatable)")
+
     report = verbs.add_parser("report", help="collect run files into one table")
     report.add_argument("files", nargs="+", help="run files (JSONL) or folders holding them")
     report.add_argument("--csv", help="also write the table to this CSV file")
@@ -272,6 +278,21 @@ def run_experiments(args: argparse.Namespace) -> int:
     return 1 if table["failed"].any() else 0
 
 
+def figures(args: argparse.Namespace) -> int:
+    from .figures import render
+
+    overrides: dict[str, dict] = {}
+    for notebook, values in ((k.partition(".")[0], {k.partition(".")[2]: v})
+                             for k, v in _key_values(args.set, "--set").items()):
+        if not notebook or not all(values):
+            raise UserError(f"--set {notebook}: write NOTEBOOK.KEY=VALUE, e.g. 01_scaling.n=5")
+        overrides.setdefault(notebook, {}).update(values)
+    only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
+    for path in render(args.preset, only, overrides):
+        print(f"executed: {path}")
+    return 0
+
+
 def report(args: argparse.Namespace) -> int:
     table = collect(run_files(args.files))
     if table.empty:
@@ -321,6 +342,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return run_experiments(args)
     if args.verb == "report":
         return report(args)
+    if args.verb == "figures":
+        return figures(args)
     with LocalServer(args.model, context_window=args.context_window, persistent=True) as server:  # serve
         server.serve_forever()
     return 0

@@ -44,17 +44,20 @@ class RunSpec:
     context_window: int
     knobs: dict[str, Any] = field(default_factory=dict)  # method knobs beyond the window and the length
     options: dict[str, Any] = field(default_factory=dict)  # dataset options (e.g. where the evidence is placed)
+    repeat: int = 0  # a repeated run of the same settings (the paper reports the median of three): its own file
 
     def __post_init__(self) -> None:
         knobs_for([self.method], self.knobs)  # a knob this method does not take is an error, not a new file name
 
     def path(self, root: Path) -> Path:
-        """runs/<dataset>/<method>__<model>__L<len>__W<window>__n<n>__s<seed>[__<settings digest>].jsonl, the
-        digest over the knobs and dataset options (over the knobs alone when there are no options)."""
+        """runs/<dataset>/<method>__<model>__L<len>__W<window>__n<n>__s<seed>[__<settings digest>][__r<repeat>].jsonl,
+        the digest over the knobs and dataset options (over the knobs alone when there are no options)."""
         name = f"{self.method}__{self.model}__L{self.input_tokens}__W{self.context_window}__n{self.n}__s{self.seed}"
         settings = {"knobs": self.knobs, "options": self.options} if self.options else self.knobs
         if settings:
             name += "__" + hashlib.sha1(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
+        if self.repeat:
+            name += f"__r{self.repeat}"
         return root / self.dataset / f"{name.replace('/', '_')}.jsonl"
 
     def make_method(self):

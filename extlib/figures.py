@@ -12,13 +12,12 @@ from typing import Any
 import yaml
 from tqdm import tqdm
 
-from .engine import EngineSettings
+from .engine import DEFAULT_WINDOW, EngineSettings
 from .serve import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness"]
 PRESETS = ROOT / "configs" / "presets"
-ENGINE_KEYS = {"base_url", "model", "local_model", "concurrency"}
 
 
 class PresetError(ValueError):
@@ -37,23 +36,26 @@ def load_preset(preset: str) -> dict[str, Any]:
     return config
 
 
-def parameters(preset: str, name: str, config: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """A notebook's parameters: engine and common settings, its own, the layout, then `overrides`."""
+def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], results: Path,
+               figures: Path) -> dict[str, Any]:
+    """A notebook's parameters: the preset's engine and common settings it declares, its own settings, where its
+    rows and figures go, then `overrides`. A setting of its own or an override it does not declare is an error."""
     import papermill
 
     declared = papermill.inspect_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"))
-    given = {**config.get("engine", {}), **config.get("common", {}), **config.get("notebooks", {}).get(name, {}),
-             "results_dir": str(ROOT / "results" / preset / name), "figure_dir": str(ROOT / "figures" / preset),
-             **overrides}
-    unknown = sorted(set(given) - set(declared))
+    shared = {**config.get("engine", {}), **config.get("common", {}), "results_dir": str(results / name),
+              "figure_dir": str(figures), "scaling_dir": str(results / "01_scaling")}
+    own = {**config.get("notebooks", {}).get(name, {}), **overrides}
+    unknown = sorted(set(own) - set(declared))
     if unknown:
         raise PresetError(f"{name} has no parameter {', '.join(unknown)}; its parameters: {', '.join(declared)}")
-    return given
+    return {**{k: v for k, v in shared.items() if k in declared}, **own}
 
 
-def render(preset: str = "quick", only: list[str] | None = None,
-           overrides: dict[str, dict[str, Any]] | None = None) -> list[Path]:
-    """Execute the notebooks (all, or `only`) under `preset`; returns the executed copies."""
+def render(preset: str = "quick", only: list[str] | None = None, overrides: dict[str, dict[str, Any]] | None = None,
+           results_root: Path = ROOT / "results", figures_root: Path = ROOT / "figures") -> list[Path]:
+    """Execute the notebooks (all, or `only`) under `preset`, rows and executed copies in
+    results_root/<preset>/, figures in figures_root/<preset>/; returns the executed copies."""
     import papermill
 
     config = load_preset(preset)
@@ -61,21 +63,25 @@ def render(preset: str = "quick", only: list[str] | None = None,
     unknown = sorted(set(names) - set(NOTEBOOKS)) + sorted(set(overrides or {}) - set(NOTEBOOKS))
     if unknown:
         raise PresetError(f"no notebook {', '.join(unknown)}; notebooks: {', '.join(NOTEBOOKS)}")
-    plans = {name: parameters(preset, name, config, (overrides or {}).get(name, {})) for name in names}
-    out = ROOT / "results" / preset / "notebooks"
+    results, figures = Path(results_root) / preset, Path(figures_root) / preset
+    plans = {name: parameters(name, config, (overrides or {}).get(name, {}), results, figures) for name in names}
+    out = results / "notebooks"
     out.mkdir(parents=True, exist_ok=True)
     engine = config.get("engine", {})
     written = []
     with contextlib.ExitStack() as stack:
-        if not engine.get("base_url"):  # one local server for all notebooks (each reuses it)
-            settings = EngineSettings(local_model=engine.get("local_model", EngineSettings.local_model),
-                                      context_window=config.get("common", {}).get("window", 8192))
-            stack.enter_context(LocalServer(settings.local_model, context_window=settings.context_window,
+        if not engine.get("base_url"):  # one local server for all notebooks: each reuses it
+            stack.enter_context(LocalServer(engine.get("local_model", EngineSettings.local_model),
+                                            context_window=config.get("common", {}).get("window", DEFAULT_WINDOW),
                                             persistent=True))
         for name in tqdm(names, desc=f"preset {preset}: notebooks", unit="notebook"):
             target = out / f"{name}.ipynb"
-            papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(target),
-                                       parameters=plans[name], cwd=str(ROOT / "notebooks"), progress_bar=True,
-                                       kernel_name="python3")
+            try:
+                papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(target),
+                                           parameters=plans[name], cwd=str(ROOT / "notebooks"), progress_bar=True,
+                                           kernel_name="python3")
+            except papermill.PapermillExecutionError as exc:  # its rows so far are kept; a rerun continues
+                raise RuntimeError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
+                                   f"(the executed copy, with the error: {target})") from None
             written.append(target)
     return written

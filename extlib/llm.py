@@ -7,6 +7,7 @@ a persistent response cache, and per-call usage and timing for the trace.
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import random
 import time
@@ -75,6 +76,15 @@ class LLMClient:
                                                    timeout=timeout_s)
         self._client: Any = None  # a fixed backend (tests); otherwise one openai client per event loop
         self._loops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def with_concurrency(self, concurrency: int) -> LLMClient:
+        """The same endpoint, model, cache and tokenizer with another bound on calls in flight."""
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        clone = copy.copy(self)
+        clone.concurrency = concurrency
+        clone._loops = weakref.WeakKeyDictionary()
+        return clone
 
     def __repr__(self) -> str:  # never shows the key
         return f"LLMClient(model={self.model!r}, base_url={self.base_url!r})"

@@ -31,7 +31,11 @@ def name(method: str) -> str:
 
 def mean_ci(rows: pd.DataFrame, by: list[str], value: str = "f1") -> pd.DataFrame:
     """Per group of `by`: the mean of `value` over questions with its 95% bootstrap interval, the number of
-    questions and of failed ones (a failed question counts 0 in the mean)."""
+    questions and of failed ones (a failed question counts 0 in the mean). Repeated runs (a `repeat` column)
+    count once per question, with the median over the repeats (the paper reports the median of three runs)."""
+    if "repeat" in rows and rows["repeat"].nunique() > 1:
+        rows = (rows.groupby([*by, "id"], sort=False)
+                .agg(**{value: (value, "median"), "failed": ("failed", "max")}).reset_index())
     out = []
     for keys, group in rows.groupby(by, sort=True):
         low, high = bootstrap_interval(group[value].astype(float).tolist())

@@ -37,32 +37,50 @@ class Cell:
 
 
 def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed: int, window: int,
-              reasoning_llm: LLMClient | None = None, progress: bool = True) -> pd.DataFrame:
+              repeats: int = 1, reasoning_llm: LLMClient | None = None, progress: bool = True) -> pd.DataFrame:
     """Answer the first n questions (drawn with `seed`) of every cell, question by question across the cells,
-    and return every current row with its cell's label and extra columns."""
+    `repeats` times (each repeat its own run file; without the response cache, or the repeats are copies), and
+    return every current row with its cell's label and extra columns and its `repeat`."""
     if not cells:
         raise ValueError("a study needs at least one cell")
-    if n <= 0:
-        raise ValueError(f"n must be a positive number of questions, got {n}")
+    if n <= 0 or repeats <= 0:
+        raise ValueError(f"n and repeats must be positive, got n={n}, repeats={repeats}")
+    if repeats > 1 and llm.cache is not None:
+        raise ValueError("repeats > 1 needs the response cache off (cache=False): cached answers would repeat")
     root = Path(root)
     tasks: dict[str, list[Task]] = {}  # one draw per (dataset, length, options), shared by the cells
     specs = []
-    for cell in cells:
+    for repeat, cell in ((r, c) for r in range(repeats) for c in cells):
         key = json.dumps([cell.dataset, cell.input_tokens, cell.options], sort_keys=True)
         if key not in tasks:
             tasks[key] = load_tasks(cell.dataset, cell.input_tokens, n=n, seed=seed, tokenizer=llm.tokenizer,
                                     progress=False, **cell.options)
         specs.append((RunSpec(cell.dataset, cell.method, cell.input_tokens, n, seed, llm.model, window, cell.knobs,
-                              cell.options), tasks[key]))
+                              cell.options, repeat), tasks[key]))
     most = max(len(t) for t in tasks.values())
-    with tqdm(total=most * len(cells), desc=f"{root.name}: questions x cells", unit="answer",
+    with tqdm(total=most * len(specs), desc=f"{root.name}: questions x cells", unit="answer",
               disable=not progress) as bar:
         for k in range(1, most + 1):
             for spec, cell_tasks in specs:
                 run(spec, cell_tasks[:k], llm, root, reasoning_llm, progress=False)
                 bar.update(1)
     frames = []
-    for cell, (spec, _) in zip(cells, specs):
+    for (repeat, cell), (spec, _) in zip(((r, c) for r in range(repeats) for c in cells), specs):
         rows = load_rows([spec.path(root)])
-        frames.append(rows.assign(label=cell.label, **cell.extra))
+        frames.append(rows.assign(label=cell.label, repeat=repeat, **cell.extra))
     return pd.concat(frames, ignore_index=True)
+
+
+def evidence_inside(meta: dict[str, Any], keep: int, truncate: str) -> float:
+    """Share of a question's gold evidence that a truncation to `keep` tokens keeps: the first `keep` tokens
+    (`front`, retrieval order) or the first and last halves (`middle`). Evidence beyond the knowledge (a
+    retrieved paragraph ranked too low to be packed) counts as outside."""
+    gold, total = meta.get("gold", []), meta["input_tokens"]
+    if not gold:
+        return float("nan")
+
+    def kept(offset: int | None) -> bool:
+        if offset is None:
+            return False
+        return offset < keep if truncate == "front" else offset < keep // 2 or offset >= total - (keep - keep // 2)
+    return sum(kept(g.get("token_offset")) for g in gold) / len(gold)
