@@ -77,7 +77,8 @@ def add_knob_flags(parser: argparse.ArgumentParser, exclude: tuple[str, ...] = (
         if name in exclude or scalar is None:
             continue
         values = set(map(repr, defaults.values()))
-        shown = (f"default {next(iter(defaults.values()))}" if len(values) == 1 else
+        owners = "" if len(defaults) == len(METHODS) else ", ".join(defaults) + "; "
+        shown = (f"{owners}default {next(iter(defaults.values()))}" if len(values) == 1 else
                  "defaults: " + ", ".join(f"{m} {d}" for m, d in defaults.items()))
         options: dict[str, Any] = {"dest": name, "default": None, "help": f"{meta.get('help', '')} ({shown})"}
         if scalar is bool:

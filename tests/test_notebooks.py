@@ -37,3 +37,41 @@ def test_compare_notebook_draws_quality_against_cost_from_run_files(tmp_path):
                                                                "figure_dir": str(tmp_path)},
                                progress_bar=False, kernel_name="python3")
     assert (tmp_path / "toy_method_comparison.png").stat().st_size > 10_000
+
+
+@pytest.mark.local_model
+def test_every_experiment_notebook_runs_on_the_real_model_and_writes_rows_and_figures(tmp_path):
+    """The smoke preset (configs/presets/smoke.yaml: the 0.5B model, one question a point) through
+    `extagents figures`' runner; then a second run finds every row and only redraws."""
+    import json
+
+    from extlib.figures import NOTEBOOKS as EXPERIMENTS
+    from extlib.figures import render
+
+    executed = render("smoke", results_root=tmp_path / "results", figures_root=tmp_path / "figures")
+    assert [p.stem for p in executed] == EXPERIMENTS
+    results, figures = tmp_path / "results" / "smoke", tmp_path / "figures" / "smoke"
+    for name in ("01_scaling", "02_ablation", "03_latency", "05_robustness"):
+        rows = [json.loads(line) for f in (results / name).rglob("*.jsonl") for line in f.read_text().splitlines()]
+        assert rows and all(r["method_version"] >= 1 and r["model_sha256"] and r["date"] for r in rows), name
+    assert json.loads((results / "00_lesson" / "trace.json").read_text())["extagents"]["calls"]
+    for figure in ("lesson_chunks", "lesson_rounds", "lesson_timeline", "scaling", "ablation", "latency", "cost",
+                   "robustness"):
+        assert (figures / f"{figure}.png").stat().st_size > 20_000, figure  # a drawn figure, not an empty frame
+    for notebook in executed:  # no cell ended in an error
+        cells = json.loads(notebook.read_text())["cells"]
+        assert not [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    stamps = {f: f.stat().st_mtime for f in results.rglob("*.jsonl")}
+    render("smoke", only=["01_scaling"], results_root=tmp_path / "results", figures_root=tmp_path / "figures")
+    assert {f: f.stat().st_mtime for f in results.rglob("*.jsonl")} == stamps  # nothing recomputed
+
+
+def test_preset_and_parameter_mistakes_are_named(tmp_path):
+    from extlib.figures import PresetError, render
+
+    with pytest.raises(PresetError, match="no preset 'quik'; presets: .*quick"):
+        render("quik", results_root=tmp_path)
+    with pytest.raises(PresetError, match="01_scaling has no parameter chunk_size; its parameters: datasets"):
+        render("smoke", overrides={"01_scaling": {"chunk_size": 5}}, results_root=tmp_path)
+    with pytest.raises(PresetError, match="no notebook 07_survey"):
+        render("smoke", only=["07_survey"], results_root=tmp_path)
