@@ -45,14 +45,24 @@ def mean_ci(rows: pd.DataFrame, by: list[str], value: str = "f1") -> pd.DataFram
 
 
 def lines_with_ci(ax: plt.Axes, summary: pd.DataFrame, x: str, hue: str, scale: float = 100.0,
-                  colors: dict | None = None, styles: dict | None = None) -> None:
-    """One line per `hue` value through its means, with the 95% interval as a band."""
-    for key, group in summary.groupby(hue, sort=False):
-        group = group.sort_values(x)
+                  colors: dict | None = None, styles: dict | None = None, order: list | None = None) -> None:
+    """One line per `hue` value through its means (in `order`, else as they come), with the 95% interval as a
+    band."""
+    keys = [k for k in (order or list(dict.fromkeys(summary[hue]))) if k in set(summary[hue])]
+    for key in keys:
+        group = summary[summary[hue] == key].sort_values(x)
         color = (colors or COLORS).get(key)
         ax.plot(group[x], scale * group["mean"], marker="o", label=name(key), color=color,
                 linestyle=(styles or {}).get(key, "-"))
         ax.fill_between(group[x], scale * group["low"], scale * group["high"], color=color, alpha=0.15, lw=0)
+
+
+def length_axis(ax: plt.Axes, ticks: list[float], label: str = "knowledge length (x window)") -> None:
+    """A log axis of knowledge lengths in multiples of the window, labelled 1x, 2x, ... at `ticks` only."""
+    ax.set_xscale("log")
+    ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel(label)
 
 
 def mark_window(ax: plt.Axes, at: float = 1.0, label: str = "context window") -> None:
@@ -68,16 +78,20 @@ def mark_paper(ax: plt.Axes, dataset: str, methods: list[str], scale: float = 10
     for method, x, f1 in points:
         ax.scatter([x], [scale * f1], marker="*", s=160, facecolors="none", edgecolors=COLORS.get(method), lw=1.4,
                    zorder=5)
-        ax.annotate(f"paper: {name(method)}", (x, scale * f1), textcoords="offset points", xytext=(6, 4),
-                    fontsize=7, color=COLORS.get(method))
+        ax.annotate(f"paper: {name(method)}", (x, scale * f1), textcoords="offset points", xytext=(-7, 5),
+                    ha="right", fontsize=7, color=COLORS.get(method))
     return bool(points)
 
 
 def note_failures(ax: plt.Axes, summary: pd.DataFrame) -> None:
     """Say on the figure how many questions failed (they count 0) and how many each point averages."""
     failed, questions = int(summary["failed"].sum()), int(summary["questions"].max())
-    ax.text(0.01, 0.01, f"≤ {questions} questions a point; {failed} failed (scored 0)", transform=ax.transAxes,
-            fontsize=7, color="dimgray", va="bottom")
+    ax.text(0.01, 0.01, f"{per_point(questions)}; {failed} failed (scored 0)", transform=ax.transAxes, fontsize=7,
+            color="dimgray", va="bottom")
+
+
+def per_point(n: int) -> str:
+    return f"{n} question{'' if n == 1 else 's'} a point"
 
 
 def save(fig: plt.Figure, folder: str | Path, stem: str) -> Path:

@@ -75,3 +75,15 @@ def test_preset_and_parameter_mistakes_are_named(tmp_path):
         render("smoke", overrides={"01_scaling": {"chunk_size": 5}}, results_root=tmp_path)
     with pytest.raises(PresetError, match="no notebook 07_survey"):
         render("smoke", only=["07_survey"], results_root=tmp_path)
+
+
+@pytest.mark.parametrize("name", ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness"])
+def test_every_parameter_of_an_experiment_notebook_is_declared_typed_and_commented(name):
+    import json
+
+    path = NOTEBOOKS / f"{name}.ipynb"
+    [cell] = [c for c in json.loads(path.read_text())["cells"] if "parameters" in c["metadata"].get("tags", [])]
+    lines = [line for line in "".join(cell["source"]).splitlines() if line.strip()]
+    declared = papermill.inspect_notebook(str(path))  # papermill skips a line it cannot parse, with a warning
+    assert len(declared) == len(lines)
+    assert all(p["inferred_type_name"] != "None" and p["help"] for p in declared.values()), name
