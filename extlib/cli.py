@@ -27,7 +27,6 @@ from .infbench_plus import build as infbench_plus_build
 from .llm import LLMError
 from .methods import METHODS, knobs_for, make_method
 from .models import DEFAULT_MODEL, MODELS, ensure_model
-from .results import collect, markdown, run_files, write_csv
 from .serve import LocalServer
 from .trace import LANGS, Prediction, Task
 
@@ -103,6 +102,7 @@ def build_parser() -> Parser:
     figures.add_argument("--only", help="comma list of notebooks to run (default: all, in order)")
     figures.add_argument("--set", action="append", default=[], metavar="NOTEBOOK.KEY=VALUE",
                          help="override a notebook parameter, e.g. 01_scaling.n=5 (repeatable)")
+    figures.add_argument("--force", action="store_true", help="run notebooks that are up to date too")
 
     report = verbs.add_parser("report", help="collect run files into one table")
     report.add_argument("files", nargs="+", help="run files (JSONL) or folders holding them")
@@ -273,6 +273,8 @@ def run_experiments(args: argparse.Namespace) -> int:
             for name in names:
                 spec = RunSpec(args.dataset, name, length, args.n, args.seed, model, window, per_method[name], options)
                 files.append(run_experiment(spec, tasks, llm, Path(args.out), reasoner))
+    from .results import collect, markdown
+
     table = collect(files)
     print(markdown(table))
     return 1 if table["failed"].any() else 0
@@ -288,12 +290,14 @@ def figures(args: argparse.Namespace) -> int:
             raise UserError(f"--set {notebook}: write NOTEBOOK.KEY=VALUE, e.g. 01_scaling.n=5")
         overrides.setdefault(notebook, {}).update(values)
     only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
-    for path in render(args.preset, only, overrides):
-        print(f"executed: {path}")
+    for path in render(args.preset, only, overrides, force=args.force):
+        print(f"executed copy: {path}")
     return 0
 
 
 def report(args: argparse.Namespace) -> int:
+    from .results import collect, markdown, run_files, write_csv  # pandas and scipy: only when tables are made
+
     table = collect(run_files(args.files))
     if table.empty:
         raise UserError("no run rows in the given files")

@@ -1,11 +1,13 @@
 """`make figures`: every experiment notebook executed with papermill under one preset's parameters, one after
 another, with the executed copies in results/<preset>/notebooks/, the rows in results/<preset>/<notebook>/ and
 the figures in figures/<preset>/. Every notebook's rows are resumable run files, so a stopped run continues
-where it stopped and a finished one only redraws."""
+where it stopped. Like make, a notebook whose executed copy is newer than everything it depends on (the
+notebook, the preset, the library, its rows) and ran with the same parameters is not run again."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +54,26 @@ def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], res
     return {**{k: v for k, v in shared.items() if k in declared}, **own}
 
 
+def up_to_date(target: Path, name: str, plan: dict[str, Any], preset: str, results: Path) -> bool:
+    """Whether `target`, the executed copy of notebook `name`, ran without error with `plan` and is newer than
+    the notebook, the preset, every library file and every row it read."""
+    if not target.exists():
+        return False
+    meta = json.loads(target.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
+    if meta.get("exception") or meta.get("parameters") != plan:
+        return False
+    sources = [ROOT / "notebooks" / f"{name}.ipynb", PRESETS / f"{preset}.yaml", *(ROOT / "extlib").rglob("*.py"),
+               *(results / name).rglob("*.jsonl"), *((results / "01_scaling").rglob("*.jsonl") if name == "04_cost"
+                                                     else [])]
+    return target.stat().st_mtime > max(p.stat().st_mtime for p in sources)
+
+
 def render(preset: str = "quick", only: list[str] | None = None, overrides: dict[str, dict[str, Any]] | None = None,
-           results_root: Path = ROOT / "results", figures_root: Path = ROOT / "figures") -> list[Path]:
+           results_root: Path = ROOT / "results", figures_root: Path = ROOT / "figures",
+           force: bool = False) -> list[Path]:
     """Execute the notebooks (all, or `only`) under `preset`, rows and executed copies in
-    results_root/<preset>/, figures in figures_root/<preset>/; returns the executed copies."""
+    results_root/<preset>/, figures in figures_root/<preset>/ (with `force`, also those up to date);
+    returns the executed copies."""
     import papermill
 
     config = load_preset(preset)
@@ -68,13 +86,15 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     out = results / "notebooks"
     out.mkdir(parents=True, exist_ok=True)
     engine = config.get("engine", {})
-    written = []
+    todo = [n for n in names if force or not up_to_date(out / f"{n}.ipynb", n, plans[n], preset, results)]
+    for name in sorted(set(names) - set(todo), key=names.index):
+        print(f"{name}: up to date (its executed copy is newer than all it depends on); --force runs it again")
     with contextlib.ExitStack() as stack:
-        if not engine.get("base_url"):  # one local server for all notebooks: each reuses it
+        if todo and not engine.get("base_url"):  # one local server for all notebooks: each reuses it
             stack.enter_context(LocalServer(engine.get("local_model", EngineSettings.local_model),
                                             context_window=config.get("common", {}).get("window", DEFAULT_WINDOW),
                                             persistent=True))
-        for name in tqdm(names, desc=f"preset {preset}: notebooks", unit="notebook"):
+        for name in tqdm(todo, desc=f"preset {preset}: notebooks", unit="notebook"):
             target = out / f"{name}.ipynb"
             try:
                 papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(target),
@@ -83,5 +103,4 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
             except papermill.PapermillExecutionError as exc:  # its rows so far are kept; a rerun continues
                 raise RuntimeError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
                                    f"(the executed copy, with the error: {target})") from None
-            written.append(target)
-    return written
+    return [out / f"{name}.ipynb" for name in names]

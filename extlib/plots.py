@@ -9,6 +9,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .paper import reference_points
 from .results import bootstrap_interval
@@ -45,12 +46,14 @@ def mean_ci(rows: pd.DataFrame, by: list[str], value: str = "f1") -> pd.DataFram
 
 
 def lines_with_ci(ax: plt.Axes, summary: pd.DataFrame, x: str, hue: str, scale: float = 100.0,
-                  colors: dict | None = None, styles: dict | None = None, order: list | None = None) -> None:
+                  colors: dict | None = None, styles: dict | None = None, order: list | None = None,
+                  dodge: float = 0.03) -> None:
     """One line per `hue` value through its means (in `order`, else as they come), with the 95% interval as a
-    band."""
+    band; each line's x is scaled by a few percent (`dodge`) so that equal values do not hide each other."""
     keys = [k for k in (order or list(dict.fromkeys(summary[hue]))) if k in set(summary[hue])]
-    for key in keys:
+    for k, key in enumerate(keys):
         group = summary[summary[hue] == key].sort_values(x)
+        group = group.assign(**{x: group[x] * (1 + dodge * (k - (len(keys) - 1) / 2))})
         color = (colors or COLORS).get(key)
         ax.plot(group[x], scale * group["mean"], marker="o", label=name(key), color=color,
                 linestyle=(styles or {}).get(key, "-"))
@@ -63,6 +66,13 @@ def length_axis(ax: plt.Axes, ticks: list[float], label: str = "knowledge length
     ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
     ax.minorticks_off()
     ax.set_xlabel(label)
+
+
+def plain_log(axis) -> None:
+    """Log-axis tick labels as plain numbers (2, 5, 10, 20, ... and 0.0002), not powers of ten."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.10g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def mark_window(ax: plt.Axes, at: float = 1.0, label: str = "context window") -> None:
@@ -97,5 +107,6 @@ def per_point(n: int) -> str:
 def save(fig: plt.Figure, folder: str | Path, stem: str) -> Path:
     path = Path(folder) / f"{stem}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
     fig.savefig(path)
     return path

@@ -97,13 +97,20 @@ def load_pool(source: str = "package") -> tuple[list[dict], Pool]:
     return rows, Pool(list(ids), gold, context, key)
 
 
+_INDEXES: dict[str, BM25Index] = {}  # loaded once per process: a study loads tasks for many lengths
+
+
 def bm25_index(pool: Pool, progress: bool = True) -> BM25Index:
     """Built once over the whole pool (about a minute), then loaded from data/cache."""
+    if pool.key in _INDEXES:
+        return _INDEXES[pool.key]
     path = cache_path("hotpotqa", f"bm25-{pool.key}.npz")
     if path.exists():
-        return BM25Index.load(path)
-    index = BM25Index.build(pool.passages, progress=progress)
-    index.save(path)
+        index = BM25Index.load(path)
+    else:
+        index = BM25Index.build(pool.passages, progress=progress)
+        index.save(path)
+    _INDEXES[pool.key] = index
     return index
 
 
