@@ -57,13 +57,38 @@ def test_every_experiment_notebook_runs_on_the_real_model_and_writes_rows_and_fi
     assert json.loads((results / "00_lesson" / "trace.json").read_text())["extagents"]["calls"]
     for figure in ("lesson_chunks", "lesson_rounds", "lesson_timeline", "scaling", "ablation", "latency", "cost",
                    "robustness"):
-        assert (figures / f"{figure}.png").stat().st_size > 20_000, figure  # a drawn figure, not an empty frame
+        assert colored_share(figures / f"{figure}.png") > 0.0002, figure  # data in colour, not an empty frame
     for notebook in executed:  # no cell ended in an error
         cells = json.loads(notebook.read_text())["cells"]
         assert not [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     stamps = {f: f.stat().st_mtime for f in results.rglob("*.jsonl")}
     render("smoke", only=["01_scaling"], results_root=tmp_path / "results", figures_root=tmp_path / "figures")
     assert {f: f.stat().st_mtime for f in results.rglob("*.jsonl")} == stamps  # nothing recomputed
+
+
+def colored_share(png: Path) -> float:
+    """Share of a PNG's pixels in colour: the theme's frames, grids and text are grey, data (lines, markers, bars,
+    cells, marked evidence) is coloured."""
+    import matplotlib.image
+
+    rgb = matplotlib.image.imread(png)[..., :3]
+    return float(((rgb.max(axis=-1) - rgb.min(axis=-1)) > 0.2).mean())
+
+
+def test_an_empty_frame_has_no_colour_and_a_drawn_line_has(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from extlib import plots
+
+    plots.theme()
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.set(title="empty", xlabel="x", ylabel="y")
+    assert colored_share(plots.save(fig, tmp_path, "empty")) == 0.0
+    ax.plot([0, 1], [0, 1], color=plots.COLORS["extagents"])
+    assert colored_share(plots.save(fig, tmp_path, "line")) > 0.001
 
 
 def test_preset_and_parameter_mistakes_are_named(tmp_path):
