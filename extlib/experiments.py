@@ -28,7 +28,7 @@ from .budget import PromptTooLong
 from .datasets import truncation
 from .jsonl import append, open_for_append, read_jsonl
 from .llm import LLMClient
-from .methods import knob_names, knobs_for, make_method
+from .methods import METHODS, knob_names, knobs_for, make_method
 from .metrics import score
 from .trace import Prediction, Task
 
@@ -74,9 +74,25 @@ def read_rows(path: Path) -> dict[str, dict]:
     return {row["id"]: row for row in read_jsonl(path)}
 
 
+def row_version(row: dict) -> int:
+    """The version of the method that answered a row (rows from before versions existed: 1)."""
+    return row.get("method_version", 1)
+
+
 def is_current(row: dict, version: int, model_sha256: str | None) -> bool:
     """Whether a row was answered by this version of its method (and, when known, these weights)."""
-    return row.get("method_version", 1) == version and row.get("model_sha256") in (None, model_sha256)
+    return row_version(row) == version and row.get("model_sha256") in (None, model_sha256)
+
+
+def current_rows(spec: RunSpec, root: Path, llm: LLMClient) -> dict[str, dict]:
+    """The rows of spec's file answered by the method's current version (and these weights), by question id."""
+    version = METHODS[spec.method][0].version
+    return {i: r for i, r in read_rows(spec.path(root)).items() if is_current(r, version, llm.model_sha256)}
+
+
+def pending(tasks: list[Task], done: dict[str, dict], max_attempts: int = 2) -> list[Task]:
+    """The tasks without a current row, or whose row failed and has attempts left."""
+    return [t for t in tasks if t.id not in done or (done[t.id]["error"] and done[t.id]["attempt"] < max_attempts)]
 
 
 def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_llm: LLMClient | None = None,
@@ -84,8 +100,8 @@ def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_
     """Answer every task not yet answered (or answered by another version) in spec's file; returns the file."""
     path = spec.path(root)
     method = spec.make_method()
-    done = {i: r for i, r in read_rows(path).items() if is_current(r, method.version, llm.model_sha256)}
-    todo = [t for t in tasks if t.id not in done or (done[t.id]["error"] and done[t.id]["attempt"] < max_attempts)]
+    done = current_rows(spec, root, llm)
+    todo = pending(tasks, done, max_attempts)
     header = {"spec": asdict(spec), "method_version": method.version, "model_sha256": llm.model_sha256}
     with open_for_append(path) as sink:
         for task in tqdm(todo, desc=f"{spec.method} L={spec.input_tokens:,}", unit="question", disable=not progress):

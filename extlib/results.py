@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .experiments import read_rows
+from .experiments import read_rows, row_version
 from .methods import METHODS
 
 COLUMNS = ["dataset", "method", "model", "input_tokens", "window", "questions", "expected", "failed", "stale", "f1",
@@ -41,7 +41,7 @@ def load_rows(paths: list[Path], include_stale: bool = False) -> pd.DataFrame:
     for path in paths:
         for row in read_rows(path).values():
             spec = row["spec"]
-            version = row.get("method_version", 1)
+            version = row_version(row)
             records.append({"dataset": spec["dataset"], "method": spec["method"], "model": spec["model"],
                             "input_tokens": spec["input_tokens"], "window": spec["context_window"],
                             "expected": spec["n"], "file": str(path), **row, "method_version": version,

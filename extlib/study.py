@@ -14,7 +14,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .datasets import load_tasks
-from .experiments import RunSpec, run
+from .experiments import RunSpec, current_rows, pending, run
 from .llm import LLMClient
 from .results import load_rows
 from .trace import Task
@@ -57,12 +57,15 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
                                     progress=False, **cell.options)
         specs.append((RunSpec(cell.dataset, cell.method, cell.input_tokens, n, seed, llm.model, window, cell.knobs,
                               cell.options, repeat), tasks[key]))
+    # Cells with nothing pending are left alone: a finished study redraws without reading a file per question.
+    unfinished = [bool(pending(cell_tasks, current_rows(spec, root, llm))) for spec, cell_tasks in specs]
     most = max(len(t) for t in tasks.values())
     with tqdm(total=most * len(specs), desc=f"{root.name}: questions x cells", unit="answer",
               disable=not progress) as bar:
         for k in range(1, most + 1):
-            for spec, cell_tasks in specs:
-                run(spec, cell_tasks[:k], llm, root, reasoning_llm, progress=False)
+            for (spec, cell_tasks), work in zip(specs, unfinished):
+                if work:
+                    run(spec, cell_tasks[:k], llm, root, reasoning_llm, progress=False)
                 bar.update(1)
     frames = []
     for (repeat, cell), (spec, _) in zip(((r, c) for r in range(repeats) for c in cells), specs):

@@ -1,0 +1,24 @@
+"""A study answers one question at a time across all its cells, resumes, and leaves finished cells alone."""
+
+import json
+
+from extlib.study import Cell, run_study
+from extlib.testing import scripted_client
+
+
+def test_a_study_goes_question_by_question_across_cells_and_a_finished_one_asks_nothing(tmp_path):
+    data = tmp_path / "qa.jsonl"
+    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"Who keeps light {i}?", "answers": f"Ann {i}",
+                                        "context": f"Light {i} is kept by Ann {i}. " + "The sea is grey. " * 30})
+                            + "\n" for i in range(3)))
+    asked = []
+    llm = scripted_client(lambda p: asked.append(p.split("Question: ")[1].split("?")[0]) or "Ann")
+    user = {"path": str(data)}
+    cells = [Cell("user", "direct", 300, {}, user, label="short"),
+             Cell("user", "direct", 400, {"max_tokens": 20}, user, label="long", extra={"x": 2})]
+    rows = run_study(cells, llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
+    assert asked[0] == asked[1] != asked[2] == asked[3]  # question 1 in every cell, then question 2
+    assert len(rows) == 4 and set(rows["label"]) == {"short", "long"}
+    assert rows.loc[rows.label == "long", "x"].eq(2).all()
+    again = run_study(cells, llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
+    assert len(asked) == 4 and len(again) == 4  # everything answered: no model call, the same rows
