@@ -85,15 +85,16 @@ def build_parser() -> Parser:
     run_.add_argument("--config", help="a YAML file of these settings (e.g. configs/compare.yaml); flags given "
                       "here override it")
     run_.add_argument("--dataset", choices=list(DATASETS), help="required, here or in --config")
-    run_.add_argument("--method", help=f"comma list of {', '.join(METHODS)}, or all (default extagents,direct)")
+    run_.add_argument("--method", default="extagents,direct",
+                      help=f"comma list of {', '.join(METHODS)}, or all (default extagents,direct)")
     run_.add_argument("--lengths", help="comma list of input lengths in tokens, e.g. 2000,8000 (required)")
-    run_.add_argument("--n", type=positive, help="questions to draw (default 20)")
-    run_.add_argument("--seed", type=int, help="sampling seed (default 0)")
+    run_.add_argument("--n", type=positive, default=20, help="questions to draw (default 20)")
+    run_.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     run_.add_argument("--ids", help="a JSON file of ids to restrict the questions to")
     run_.add_argument("--limit", type=positive, help="answer only the first LIMIT of the n questions now (a staged "
                       "run: raise it later and the same run files continue)")
     run_.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a dataset option")
-    run_.add_argument("--out", help="folder of run files (default runs/)")
+    run_.add_argument("--out", default="runs", help="folder of run files (default runs/)")
     add_knob_flags(run_, exclude=("input_tokens",))  # set by --lengths
     _engine_args(run_, reasoning=True)
 
@@ -109,8 +110,6 @@ def build_parser() -> Parser:
     report.add_argument("--csv", help="also write the table to this CSV file")
     return parser
 
-
-RUN_DEFAULTS = {"method": "extagents,direct", "n": 20, "seed": 0, "out": "runs"}
 
 
 def _task_args(parser: argparse.ArgumentParser) -> None:
@@ -253,9 +252,6 @@ def _lengths(text: str | None) -> list[int]:
 def run_experiments(args: argparse.Namespace) -> int:
     if not args.dataset:
         raise UserError("--dataset is required (here or as dataset: in --config)")
-    for key, default in RUN_DEFAULTS.items():
-        if getattr(args, key) is None:
-            setattr(args, key, default)
     names = _method_names(args.method, allow_all=True)
     lengths = _lengths(args.lengths)
     knobs = given_knobs(args)
