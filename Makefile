@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_QUESTION := In which county was the prompter Tobias Wrenfield born?
 
-.PHONY: setup figures demo lab test data bench compare clean
+.PHONY: setup figures demo lab test data bench compare beyond-window clean
 
 # llama.cpp builds from source for this CPU (-march=native: 1.3x faster prefill than a portable AVX2 build, 85
 # vs 66 tok/s on the 1.5B model, measured side by side), but without AMX: on a machine whose CPU lists AMX and
@@ -83,6 +83,18 @@ compare: data
 	done
 	$(BIN)/extagents report runs/compare --csv runs/compare.csv
 	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb
+
+# Issue 13's study (README, "Beyond the window"): ExtAgents against Direct Input and LLMxMapReduce where the evidence
+# lies beyond the window (hotpotqa-longdoc, zh-longdoc at 4x and 8x a 1,024-token window) and where it comes first
+# (HotpotQA in retrieval order), on the test draw (seed 2). One question at a time across every cell; the rows
+# are committed under docs/results/beyond_window, so it resumes where it stopped. BEYOND_LIMIT=K stops after K.
+BEYOND_LIMIT ?= 30
+BEYOND := hotpotqa-longdoc zh-longdoc hotpotqa
+beyond-window: data
+	for k in $$(seq 1 $(BEYOND_LIMIT)); do \
+		for c in $(BEYOND); do $(BIN)/extagents run --config configs/beyond_window/$$c.yaml --limit $$k || exit 1; done; \
+	done
+	$(BIN)/extagents report docs/results/beyond_window
 
 bench: data
 	$(BIN)/python benchmarks/overhead.py

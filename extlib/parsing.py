@@ -12,7 +12,7 @@ _SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORE
 _RANGE = re.compile(r"\(?\s*0\s*[-–~到]\s*100\s*\)?")
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
 _NO_INFO = re.compile(r"^(?:no (?:new )?information\b|none$)|^(?:无相关信息|没有相关信息|没有新信息)", re.IGNORECASE)
-PLACEHOLDER = "short phrase"  # what every answer-line prompt shows in angle brackets
+PLACEHOLDERS = ("short phrase", "简短答案")  # what the answer-line prompts show in angle brackets
 
 
 def is_no_information(message: str) -> bool:
@@ -42,7 +42,7 @@ def parse_answer(text: str, answer_line: bool = False) -> str | None:
     answer = answer.strip().strip("`*\"'<>[] ").strip().rstrip("。.").strip()
     if not answer or answer.upper().replace("_", " ").startswith("NO ANSWER"):
         return None
-    if answer.lower() == PLACEHOLDER:  # the prompts' `Answer: <short phrase>` copied by a small model
+    if answer.lower() in PLACEHOLDERS:  # the prompts' `Answer: <short phrase>` copied by a small model
         return None
     return answer
 

@@ -6,7 +6,7 @@ import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 CJK = re.compile(r"[\u4e00-\u9fff]")
-_STOP = set("""the and was were for that this with which from who whom whose his her its their has have had are
+STOPWORDS = set("""the and was were for that this with which from who whom whose his her its their has have had are
 been not none also there they she him them then than but into onto upon about after before over under
 text states stated says said mentions mentioned according fact facts found information readers other""".split())
 
@@ -21,4 +21,4 @@ def terms(text: str) -> list[str]:
 
 def content_words(text: str) -> set[str]:
     """The terms minus short and function words (single CJK characters are kept)."""
-    return {t for t in terms(text) if CJK.match(t) or (len(t) >= 3 and t not in _STOP)}
+    return {t for t in terms(text) if CJK.match(t) or (len(t) >= 3 and t not in STOPWORDS)}

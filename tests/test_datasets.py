@@ -9,7 +9,7 @@ from extlib.datasets import DataError, TooLong, default_tokenizer, load_tasks, o
 from extlib.datasets.common import check_rows
 from extlib.datasets.filler import sanguo_paragraphs
 from extlib.datasets.longbook import read_infinitebench
-from extlib.datasets.zh_longdoc import questions
+from extlib.datasets.zh_longdoc import ROLES, questions
 from extlib.metrics import score
 
 from .conftest import DATA
@@ -73,8 +73,11 @@ def test_chinese_two_hop_set_is_unambiguous_exact_and_scored_by_characters(qwen)
     rows = questions()
     assert len({r["id"] for r in rows}) == len(rows) == 200
     for row in rows:
-        person = row["question"][2:-7] if row["question"].startswith(("抄写者", "校勘者", "藏书人")) else None
-        assert person is None or person not in novel
+        role = next(r for r in ROLES if row["question"].startswith(r))
+        person = row["question"].removeprefix(role).removesuffix("出生在哪个省？")
+        village = row["facts"][1].split("：", 1)[1].split("位于", 1)[0]
+        assert len(person) == 4 and person in row["facts"][0] and person not in novel
+        assert village.endswith("村") and village in row["facts"][0] and village not in novel
     tasks = load_tasks("zh-longdoc", 12_000, n=2, seed=0, tokenizer=qwen, progress=False)
     for task in tasks:
         assert task.lang == "zh" and task.metric == "zh"

@@ -126,7 +126,7 @@ def test_invented_facts_are_dropped_by_the_grounding_check_and_kept_in_the_trace
     assert prediction.answer == "Westmarch"
     dropped = [c for c in prediction.calls if c.dropped]
     assert {c.chunk for c in dropped if c.round == 1} == {0, 2, 3, 5}
-    assert all("ungrounded" in c.dropped for c in dropped if c.round == 1)
+    assert all(c.dropped == "names what its chunk does not: ezra, holloway, london" for c in dropped if c.round == 1)
     unchecked, _ = run(inventive_reader, grounding=0.0)
     assert unchecked.answer == "London"  # without the check the invented fact wins the first KAR step
 
@@ -147,17 +147,23 @@ def test_an_answer_the_messages_do_not_state_does_not_halt_reasoning():
     assert unchecked.answer == "Northumberland" and unchecked.rounds == 1
 
 
-def test_an_invention_built_from_a_chunk_word_is_dropped_when_the_agent_was_not_shown_the_entity():
+def test_an_invention_built_from_a_chunk_word_is_dropped_whether_or_not_the_agent_was_shown_the_entity():
     def inventive_later(prompt):
         text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0] if "Text:" in prompt else ""
         if "so far" in prompt and "Ezra" not in text and "Marrowby" not in text:
             return "Ezra Holloway was born by the harbour."  # "harbour" is in every filler chunk
         return two_hop_reader(prompt)
-    prediction, _ = run(inventive_later, gks=False)
-    round2 = [c for c in prediction.calls if c.role == "seek" and c.round == 2 and c.chunk in (0, 2, 3, 5)]
-    assert all(c.dropped and "ungrounded" in c.dropped for c in round2)
-    shown, _ = run(inventive_later)  # with GKS the same words were shown to the agent: only "harbour" is new
+
+    def round2_inventions(prediction):
+        return [c for c in prediction.calls if c.role == "seek" and c.round == 2 and c.chunk in (0, 2, 3, 5)]
+    unseen, _ = run(inventive_later, gks=False)
+    assert [c.dropped for c in round2_inventions(unseen)] == ["names what its chunk does not: ezra, holloway"] * 4
+    # With GKS the agents were shown "Ezra Holloway was born in ... Marrowby": every word of the invention is
+    # either shown or in the chunk, but none of the shown names is in the chunk, so nothing links the two.
+    shown, _ = run(inventive_later)
+    assert [c.dropped for c in round2_inventions(shown)] == ["links the shown messages to nothing in its chunk"] * 4
     assert shown.answer == "Westmarch"
+    assert {i for i in shown.extra["ranking"][-1]} == {1, 4}  # only the two true facts reached the scratchpad
 
 
 def test_a_reply_that_echoes_its_instructions_is_still_grounded():

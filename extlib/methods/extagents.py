@@ -32,19 +32,19 @@ from .. import agents
 from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
 from ..chunking import chunk_text
 from ..fan_out import fan_out
-from ..grounding import grounding
+from ..grounding import admission, grounding_terms, names
 from ..llm import LLMClient
 from ..parsing import is_no_information
 from ..prompts import PromptSet, get_prompts
 from ..retrieval import bm25_scores
 from ..trace import CallRecord, Prediction, Task
-from ..words import content_words
 from .base import ChunkedConfig, Method, knob
 
 RATINGS = ("llm", "bm25", "order")
 MODES = ("paper", "reference-code")
 CHUNK_DRIFT_TOKENS = 8  # a decoded chunk may re-tokenize to a few more tokens than its span
 MESSAGE_SEPARATOR_TOKENS = 2  # "- " and the line break around each listed message
+MIN_GROUNDING = 0.75  # chosen on labeled replies (benchmarks/grounding.py)
 
 
 @dataclass
@@ -67,6 +67,10 @@ class ExtAgentsConfig(ChunkedConfig):
     grounding: float | None = knob(None, "least share of a reply's new words found in its own chunk, else it is "
                                    "dropped (small models invent facts); None: 0.75 with the small prompt set, 0 "
                                    "(off) with the paper's", low=0.0, high=1.0)
+
+    links: bool | None = knob(None, "rank each message right after the better-rated one it shares a name with, beyond "
+                              "the question's (a bridge fact after the fact it continues); None: on with the small "
+                              "prompt set, off with the paper's")
 
     def check(self) -> None:
         super().check()
@@ -94,14 +98,34 @@ def kar_schedule(n: int) -> list[int]:
     return sizes + [n]
 
 
+def follow_links(order: list[int], notes: dict[int, str], question: str) -> list[int]:
+    """`order` with each message followed at once by the messages that name something it names beyond the
+    question (best-rated first). A rating that judges each message alone scores a bridge fact low ("Marrowby lies
+    in Westmarch" does not name the question's keeper); without this the second hop ranks last, and KAR's first
+    steps and the broadcast never hold both hops together."""
+    asked = names(question)
+    keys = {i: names(notes[i]) - asked for i in order}
+    out: list[int] = []
+    for start in order:
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            if i in out:
+                continue
+            out.append(i)
+            stack.extend(reversed([j for j in order if j not in out and keys[i] & keys[j]]))
+    return out
+
+
 class Scratchpad:
     """The shared messages: agent i's message m_{i,t} and its usefulness h_{i,t}. Token counts of texts are
     kept, so a message is counted once, not once per agent that is shown it."""
 
-    def __init__(self, llm: LLMClient) -> None:
+    def __init__(self, llm: LLMClient, question: str = "", links: bool = False) -> None:
         self.notes: dict[int, str] = {}
         self.scores: dict[int, float] = {}
         self._llm, self._counts = llm, {}
+        self.question, self.links = question, links
 
     def tokens(self, text: str) -> int:
         if text not in self._counts:
@@ -109,8 +133,12 @@ class Scratchpad:
         return self._counts[text]
 
     def ranked(self, by_score: bool = True) -> list[int]:
-        """Agent ids, best-rated first (ties by chunk order), or in chunk order."""
-        return sorted(self.notes, key=lambda i: (-self.scores.get(i, 0.0), i)) if by_score else sorted(self.notes)
+        """Agent ids, best-rated first (ties by chunk order; with `links`, bridge facts follow the fact they
+        continue), or in chunk order."""
+        if not by_score:
+            return sorted(self.notes)
+        order = sorted(self.notes, key=lambda i: (-self.scores.get(i, 0.0), i))
+        return follow_links(order, self.notes, self.question) if self.links else order
 
     def top_k(self, ids: list[int], room: int) -> list[int]:
         """Eq. 6-7: the agents of `ids`, best first, whose messages `room` tokens hold."""
@@ -131,7 +159,7 @@ class ExtAgents(Method):
         prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang)
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
-        pad = Scratchpad(llm)
+        pad = Scratchpad(llm, task.question, self.small_model_checks if cfg.links is None else cfg.links)
         seek_room, reason_room = self._rooms(prompts, task.question, pad)
         calls: list[CallRecord] = []
         active = list(range(len(chunks)))  # agents still reading (chunk exclusion removes some)
@@ -148,7 +176,8 @@ class ExtAgents(Method):
             if all_failed and not pad.notes:
                 return Prediction(task.id, "", t, calls, error=f"all {len(replies)} seeking calls failed in "
                                   f"round {t}; first error: {replies[0][1].error}")
-            changed = self._admit(pad, dict(zip(list(active), replies)), active, shared, chunks, prompts, t)
+            changed = self._admit(pad, dict(zip(list(active), replies)), active, shared, chunks, prompts,
+                                  task.question, t)
             calls += await self._rate(llm, prompts, task.question, pad, changed, t, protocol)
             trail["ranking"].append(pad.ranked())
             # Nothing new on the scratchpad: the next round would see the same messages, so answer now.
@@ -165,9 +194,14 @@ class ExtAgents(Method):
         raise AssertionError("unreachable: the last round always answers")
 
     @property
+    def small_model_checks(self) -> bool:
+        """The defaults that guard a small model (grounding check, linked ranking) are on with the small prompts."""
+        return self.config.prompt_set == "small"
+
+    @property
     def min_grounding(self) -> float:
         cfg = self.config
-        return cfg.grounding if cfg.grounding is not None else (0.75 if cfg.prompt_set == "small" else 0.0)
+        return cfg.grounding if cfg.grounding is not None else (MIN_GROUNDING if self.small_model_checks else 0.0)
 
     def _rooms(self, prompts: PromptSet, question: str, pad: Scratchpad) -> tuple[int, int]:
         """Tokens left for shared messages in a seeking prompt, L - |q| - |d_i| - template - generation
@@ -196,14 +230,15 @@ class ExtAgents(Method):
         return {i: pad.top_k([i] if i in pad.notes else [], room) for i in active}
 
     def _admit(self, pad: Scratchpad, replies: dict[int, tuple[str | None, CallRecord]], active: list[int],
-               shared: dict[int, list[str]], chunks: list[str], prompts: PromptSet, t: int) -> list[int]:
+               shared: dict[int, list[str]], chunks: list[str], prompts: PromptSet, question: str,
+               t: int) -> list[int]:
         """Put the round's replies on the scratchpad (m_{i,t} = m_{i,t-1} + the new reply) and return the agents
         whose message changed. Kept off, with the reason in the trace: failed calls, NO INFORMATION (with
-        exclusion the chunk is not read again), replies that add no word beyond the scratchpad and the
-        template, and replies whose words, beyond those the agent was shown, mostly are not in its chunk."""
-        template = content_words(agents.seek_prompt(prompts, "", "", [], t))
-        known = content_words(" ".join(pad.notes.values())) | template
-        shown: dict[tuple[str, ...], set[str]] = {}  # with GKS every agent is shown the same messages
+        exclusion the chunk is not read again), replies that add no term beyond the scratchpad and the
+        template, and (with the grounding check) echoes of the question or the shown messages and replies whose
+        claims are not in the agent's chunk (extlib.grounding.admission)."""
+        template = frozenset(grounding_terms(agents.seek_prompt(prompts, "", "", [], t)))
+        known = grounding_terms(" ".join(pad.notes.values())) | template
         changed = []
         for i, (message, record) in replies.items():
             if message is None:
@@ -212,17 +247,14 @@ class ExtAgents(Method):
                 if self.config.exclusion:
                     active.remove(i)
                 continue
-            words = content_words(message)
-            if not words - known:
+            if not grounding_terms(message) - known:
                 record.dropped = "adds nothing to the scratchpad"
                 continue
-            key = tuple(shared[i])
-            if key not in shown:
-                shown[key] = content_words(" ".join(key)) | template
-            support = grounding(words - shown[key], chunks[i])
-            if support < self.min_grounding:
-                record.dropped = f"ungrounded: {support:.2f} of its words are in the chunk"
-                continue
+            if self.min_grounding > 0:
+                why = admission(message, chunks[i], shared[i], question, self.min_grounding, template)
+                if why:
+                    record.dropped = why
+                    continue
             pad.notes[i] = f"{pad.notes[i]}\n{message.strip()}" if i in pad.notes else message.strip()
             changed.append(i)
         return changed
