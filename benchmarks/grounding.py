@@ -97,22 +97,41 @@ def harvest(files: list[Path], per_file: int, seed: int) -> None:
             print(json.dumps(seek, ensure_ascii=False))
 
 
+def previous_check(row: dict) -> bool:
+    """Version 1's check (before issue 13), for the "before" column: kept when 0.75 of the reply's content words
+    beyond those it was shown and its instructions occur in its chunk (question words counted, names of two
+    letters and numbers of one or two digits ignored, Chinese compared character by character)."""
+    from extlib import agents
+    from extlib.prompts import get_prompts
+    from extlib.words import content_words
+
+    prompts = get_prompts("small", "zh" if row["dataset"] == "zh-longdoc" else "en")
+    template = content_words(agents.seek_prompt(prompts, "", "", [], row["round"]))
+    words = content_words(row["reply"]) - content_words(" ".join(row["shown"])) - template
+    return not words or len(words & content_words(row["chunk"])) / len(words) >= 0.75
+
+
 def evaluate(path: Path, thresholds: list[float]) -> None:
     from extlib.grounding import admission
+    from extlib.methods.extagents import MIN_GROUNDING
 
     rows = read_fixture(path)
     labels = [r["label"] for r in rows]
-    print(f"{len(rows)} labeled replies: " + ", ".join(f"{labels.count(k)} {k}" for k in sorted(set(labels))))
-    print("| threshold | false drops (extracted dropped) | false keeps (invented or echo kept) |")
+    good = sum(label in KEEP for label in labels)
+    print(f"{len(rows)} labeled replies: " + ", ".join(f"{labels.count(k)} {k}" for k in ("extracted", "invented",
+                                                                                          "echo")))
+    print("| check | false drops (extracted dropped) | false keeps (invented or echo kept) |")
     print("|---|---|---|")
+
+    def line(name: str, keeps: list[bool]) -> None:
+        drops = sum(row["label"] in KEEP and not kept for row, kept in zip(rows, keeps))
+        wrong = sum(row["label"] not in KEEP and kept for row, kept in zip(rows, keeps))
+        print(f"| {name} | {drops} of {good} | {wrong} of {len(rows) - good} |")
+    line("version 1 (before)", [previous_check(r) for r in rows])
     for threshold in thresholds:
-        drops = keeps = 0
-        for row in rows:
-            kept = admission(row["reply"], row["chunk"], row["shown"], row["question"], threshold) is None
-            drops += row["label"] in KEEP and not kept
-            keeps += row["label"] not in KEEP and kept
-        good = sum(label in KEEP for label in labels)
-        print(f"| {threshold:.2f} | {drops} of {good} | {keeps} of {len(rows) - good} |")
+        mark = " (default)" if threshold == MIN_GROUNDING else ""
+        line(f"admission, support {threshold:.2f}{mark}",
+             [admission(r["reply"], r["chunk"], r["shown"], r["question"], threshold) is None for r in rows])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -123,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     grab.add_argument("--per-file", type=int, default=40)
     grab.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fixture", type=Path, default=FIXTURE)
-    parser.add_argument("--thresholds", default="0,0.5,0.6,0.7,0.75,0.8,0.9")
+    parser.add_argument("--thresholds", default="0,0.5,0.6,0.75,0.9")
     args = parser.parse_args(argv)
     if args.verb == "harvest":
         harvest(args.files, args.per_file, args.seed)

@@ -95,8 +95,9 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
       question's relation about the question's entity, which the chunk never mentions;
     - joined: one of its sentences joins names that no passage of the chunk holds together (an entity merged
       with another's facts: "Duffy Jackson was born in Doohamlet", where Doohamlet is Patrick Duffy's);
-    - unlinked: it names entities of the shown messages, none of which its chunk mentions (it attributes its
-      chunk's words to someone else's entity); a bridge fact names the shown entity its chunk shares;
+    - unlinked: it names entities of the shown messages while its chunk mentions none of them beyond the
+      question's (it attributes its chunk's words to someone else's entity); a chunk that holds a bridge fact
+      names the shown entity it continues (Marrowby), even when the reply jumps to the conclusion;
     - ungrounded: fewer than `min_support` of its terms beyond the shown messages and the instructions occur in
       its chunk. The question's terms count: a relation the reply states (born in, run by) must be in the chunk."""
     words = grounding_terms(reply) - template
@@ -112,8 +113,7 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
         stated = _latin_names(CJK.sub(" ", fold(sentence))) - seen_names
         if len(stated) > 1 and not any(sum(map(f, stated)) >= TOGETHER * len(stated) for f in finders):
             return f"joins names no passage of its chunk holds together: {', '.join(sorted(stated)[:4])}"
-    linked = names(reply) & seen_names
-    if linked and not any(map(found, linked)):
+    if names(reply) & seen_names and not any(map(found, seen_names - names(question))):
         return "links the shown messages to nothing in its chunk"
     claimed = words - seen
     support = sum(map(found, claimed)) / len(claimed) if claimed else 1.0

@@ -25,6 +25,7 @@ def test_the_labeled_fixture_is_real_replies_with_their_chunks():
         assert row["reply"].strip() and row["question"].strip() and len(row["chunk"]) > 200
         assert row["round"] == 1 and not row["shown"] or row["round"] > 1 and row["shown"]
         assert row["dataset"] in ("hotpotqa", "hotpotqa-longdoc", "zh-longdoc")
+    assert {r["dataset"] for r in rows} >= {"hotpotqa", "zh-longdoc"}
 
 
 def test_the_check_keeps_extracted_facts_and_drops_inventions_on_labeled_replies():
@@ -37,10 +38,8 @@ def test_the_check_keeps_extracted_facts_and_drops_inventions_on_labeled_replies
     made_up = [r for r in rows if r["label"] != "extracted"]
     false_drops = sum(not kept[id(r)] for r in extracted)
     false_keeps = sum(kept[id(r)] for r in made_up)
-    assert false_drops <= 0.1 * len(extracted), false_drops
-    assert false_keeps <= 0.1 * len(made_up), false_keeps
-    before = sum(not r["dropped_then"] for r in made_up)  # the check the replies were produced with
-    assert false_keeps < before / 3
+    assert false_drops <= 0.05 * len(extracted), false_drops  # measured: 1 of 53
+    assert false_keeps <= 0.10 * len(made_up), false_keeps  # measured: 18 of 184 (version 1 kept 98)
 
 
 def test_terms_count_numbers_and_short_names_and_pair_chinese_characters():
@@ -64,7 +63,7 @@ FILLER_CHUNK = "Fishing boats leave the harbour at dawn and return in the aftern
     ("Ezra Holloway was born by the harbour.", FILLER_CHUNK, [HOP1], "links the shown messages to nothing"),
     ("Ezra Holloway, the lighthouse keeper, was born in Marrowby.", FILLER_CHUNK, [HOP1], "echoes"),
     ("In which county was Ezra Holloway born?", FILLER_CHUNK, [], "echoes"),
-    ("Boats leave the harbour at midnight and return with whales.", FILLER_CHUNK, [], "ungrounded"),
+    ("Boats leave the harbour at midnight and return with whales and seals.", FILLER_CHUNK, [], "ungrounded"),
 ])
 def test_admission(reply, chunk, shown, why):
     verdict = admission(reply, chunk, shown, QUESTION, MIN_GROUNDING)

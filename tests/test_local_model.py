@@ -67,21 +67,24 @@ TWO_HOP_QUESTION = "In which county was the prompter Tobias Wrenfield born?"
 
 
 def test_a_two_hop_document_is_answered_in_round_two_on_the_bundled_model(tmp_path):
-    """Hop 1 (Wrenfield was born in Kettleby) is in the first chunk, hop 2 (Kettleby lies in Rutland) in the last;
-    hop 2 does not name the prompter, so its agent writes it down only once GKS shows it hop 1 in round 2, and
-    KAR can answer only from both. On the default 1.5B model, 256-token chunks of a 1,100-token scene."""
+    """Hop 1 (Wrenfield was born in Kettleby) is in the first chunk, hop 2 (Kettleby lies in Rutland) in the
+    third; hop 2 does not name the prompter, so its agent can state it only once GKS shows it hop 1 in round 2,
+    and KAR can answer only from both. On the default 1.5B model, 384-token chunks of a 1,100-token scene
+    (with 256-token chunks this model miscopies hop 1 as "born in the village of Wrenfield")."""
     trace = tmp_path / "trace.json"
     result = cli("ask", "--doc", str(DATA / "two_hop_short.txt"), "--question", TWO_HOP_QUESTION, "--method",
-                 "extagents", "--local-model", DEFAULT_MODEL, "--context-window", "2048", "--chunk-tokens", "256",
+                 "extagents", "--local-model", DEFAULT_MODEL, "--context-window", "2048", "--chunk-tokens", "384",
                  "--trace", str(trace))
     assert result.returncode == 0, result.stderr.decode()
     prediction = json.loads(trace.read_text())["predictions"]["extagents"]
     assert "Rutland" in prediction["answer"]
-    assert prediction["rounds"] >= 2
+    assert prediction["rounds"] == 2
     seeks = [c for c in prediction["calls"] if c["role"] == "seek"]
-    bridge = [c for c in seeks if "Rutland" in c["output"] and not c["dropped"]]
-    assert bridge and min(c["round"] for c in bridge) >= 2  # the second hop entered only once hop 1 was shown
-    assert not any("Rutland" in c["output"] for c in seeks if c["round"] == 1)
+    kept = [c for c in seeks if not c["dropped"] and c["output"].strip() != "NONE"]
+    assert any("Kettleby" in c["output"] for c in kept if c["round"] == 1)
+    assert not any("Rutland" in c["output"] for c in kept if c["round"] == 1)  # a guess in round 1 is dropped
+    assert any("Rutland" in c["output"] for c in kept if c["round"] == 2)  # the bridge fact, found via GKS
+    assert prediction["extra"]["broadcast"][1]  # round 2 was shown round 1's messages
 
 
 def test_library_api_against_the_server(local_server, tmp_path):
@@ -165,20 +168,37 @@ def test_infbench_plus_on_the_bundled_model_keeps_or_drops_every_sample(tmp_path
     assert "kept" in result.stdout.decode()
 
 
-@pytest.mark.parametrize("name", ["mapreduce", "chain-of-agents", "longagent", "drag", "iterdrag", "parser",
-                                  "parallelsearch", "search-r1", "o2-searcher"])
-def test_every_method_answers_an_easy_question_on_the_bundled_model(local_server, name):
+def easy_answer(name: str, server: LocalServer):
     from extlib.methods import METHODS, knobs_for, make_method
 
     task = Task("harbour", QUESTION, (DATA / "harbour.txt").read_text(encoding="utf-8"), ["Ezra Holloway"])
     knobs = knobs_for(list(METHODS), dict(chunk_tokens=64, context_window=TEST_WINDOW, passage_tokens=64, rounds=2,
                                           max_steps=2, max_turns=2, max_rounds=2))
-    method = make_method(name, **knobs[name])
-    prediction = method.run(task, local_server.client())
+    prediction = make_method(name, **knobs[name]).run(task, server.client())
     assert prediction.error is None, prediction.error
     assert prediction.calls and all(c.error is None and c.prompt_tokens > 0 for c in prediction.calls)
     assert prediction.usage["completion_tokens"] > 0
-    assert "Ezra" in prediction.answer  # an easy single-hop question every method answers
+    return prediction
+
+
+@pytest.mark.parametrize("name", ["mapreduce", "chain-of-agents", "longagent", "drag", "iterdrag", "parser"])
+def test_every_chunk_method_answers_an_easy_question_on_the_test_model(local_server, name):
+    assert "Ezra" in easy_answer(name, local_server).answer
+
+
+@pytest.fixture(scope="module")
+def default_server():
+    with LocalServer(DEFAULT_MODEL, context_window=TEST_WINDOW) as server:
+        yield server
+
+
+@pytest.mark.parametrize("name", ["parallelsearch", "search-r1", "o2-searcher"])
+def test_every_search_agent_answers_an_easy_question_on_the_default_model(default_server, name):
+    """The search agents must decide to search: the 0.5B model answers "John Smith" at once instead (and after a
+    nudge searches, reads "Ezra Holloway" and still writes John Smith); the 1.5B model searches and answers."""
+    prediction = easy_answer(name, default_server)
+    assert "Ezra" in prediction.answer
+    assert prediction.extra.get("searches", sum(prediction.extra.get("queries_per_round", []))) >= 1
 
 
 def test_run_cli_writes_resumable_run_files_on_the_bundled_model(tmp_path):

@@ -7,12 +7,17 @@ Choices the paper leaves open, made explicit here:
   round 1 would vanish from {m_{i,T}}.
 - "NO INFORMATION" replies carry nothing to share, so they are neither rated nor broadcast; with
   `exclusion` on, such a chunk also stops being read in later rounds (the paper's chunk exclusion).
-  A reply that adds no word beyond the scratchpad is dropped the same way, and so is (by default with
-  the small-model prompts) a reply whose words, beyond those its agent was shown, mostly do not occur in
-  its own chunk: small models asked about a person their chunk never mentions invent a fact about them.
-  The trace keeps every dropped reply with the reason. With the same setting, a reasoning answer whose
-  words no message states counts as NO ANSWER until the last step must answer (a small model that
-  knows only the first hop invents the second).
+  A reply that adds no term beyond the scratchpad is dropped the same way. With the small-model prompts
+  (by default) the grounding check of extlib.grounding also keeps off echoes of the question or of the shown
+  messages and replies whose names or words are not in the agent's own chunk: a 1.5B model asked about a person
+  its chunk never mentions states the question's relation about them anyway (on 237 labeled replies of the
+  bundled model the check keeps 52 of 53 extracted facts and drops 166 of 184 invented or echoed ones, where
+  version 1's kept 98 of them; benchmarks/grounding.py). The trace keeps every dropped reply with the reason. With the same setting, a
+  reasoning answer that states nothing the messages hold beyond the question's words counts as NO ANSWER until
+  the last step must answer (a small model that knows only the first hop invents the second).
+- Ranking (the small-model default `links`): a message follows the better-rated message it shares a name with,
+  beyond the question's. A rating that judges each message alone scores a bridge fact ("Marrowby lies in
+  Westmarch") low because it does not name the question's entity; without this it ranks last.
 - A round that adds nothing to the scratchpad ends synchronization early: the reasoning agent must
   answer then, since further rounds would see the same messages.
 - Without GKS an agent sees only its own previous message (a neighbourhood of itself).
@@ -44,7 +49,7 @@ RATINGS = ("llm", "bm25", "order")
 MODES = ("paper", "reference-code")
 CHUNK_DRIFT_TOKENS = 8  # a decoded chunk may re-tokenize to a few more tokens than its span
 MESSAGE_SEPARATOR_TOKENS = 2  # "- " and the line break around each listed message
-MIN_GROUNDING = 0.75  # chosen on labeled replies (benchmarks/grounding.py)
+MIN_GROUNDING = 0.6  # chosen on labeled replies (benchmarks/grounding.py) and the seek-prompt benchmark
 
 
 @dataclass
