@@ -155,7 +155,7 @@ class Scratchpad:
 
 class ExtAgents(Method):
     name = "extagents"
-    version = 1
+    version = 2  # 2: issue 13's grounding check, linked ranking and answer checks
 
     config_class = ExtAgentsConfig
 
