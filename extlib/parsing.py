@@ -11,7 +11,8 @@ _ANSWER_LINE = re.compile(r"(?:^|(?<=[\s>*#`.。]))(?:final\s+)?answer\s*\**\s*[
 _SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _RANGE = re.compile(r"\(?\s*0\s*[-–~到]\s*100\s*\)?")
 _NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)")
-_NO_INFO = re.compile(r"^(?:no (?:new )?information\b|none$)|^(?:无相关信息|没有相关信息|没有新信息|(?:文本中)?没有新内容)", re.IGNORECASE)
+_NO_INFO = re.compile(r"^(?:no (?:new )?information\b|none$)"
+                      r"|^(?:无相关信息|没有相关信息|没有新信息|(?:文本中)?没有新内容)", re.IGNORECASE)
 PLACEHOLDERS = ("short phrase", "简短答案")  # what the answer-line prompts show in angle brackets
 
 

@@ -12,9 +12,10 @@ Choices the paper leaves open, made explicit here:
   messages and replies whose names or words are not in the agent's own chunk: a 1.5B model asked about a person
   its chunk never mentions states the question's relation about them anyway (on 237 labeled replies of the
   bundled model the check keeps 52 of 53 extracted facts and drops 166 of 184 invented or echoed ones, where
-  version 1's kept 98 of them; benchmarks/grounding.py). The trace keeps every dropped reply with the reason. With the same setting, a
-  reasoning answer that states nothing the messages hold beyond the question's words counts as NO ANSWER until
-  the last step must answer (a small model that knows only the first hop invents the second).
+  version 1's kept 98 of them; benchmarks/grounding.py). The trace keeps every dropped reply with the reason.
+  With the same setting, a reasoning answer that states nothing the messages hold beyond the question's words
+  counts as NO ANSWER until the last step must answer (a small model that knows only the first hop invents the
+  second).
 - Ranking (the small-model default `links`): a message follows the better-rated message it shares a name with,
   beyond the question's. A rating that judges each message alone scores a bridge fact ("Marrowby lies in
   Westmarch") low because it does not name the question's entity; without this it ranks last.
@@ -69,10 +70,9 @@ class ExtAgentsConfig(ChunkedConfig):
     variant: str | None = knob(None, "prompt variant en, zh or hotpotqa (None: the task's language)")
     seek_max_tokens: int = knob(256, "tokens of each seeking agent's reply")
     reason_max_tokens: int = knob(128, "tokens of each reasoning step")
-    grounding: float | None = knob(None, "least share of a reply's new words found in its own chunk, else it is "
-                                   "dropped (small models invent facts); None: 0.75 with the small prompt set, 0 "
-                                   "(off) with the paper's", low=0.0, high=1.0)
-
+    grounding: float | None = knob(None, "the grounding check (extlib.grounding.admission) with this least share of "
+                                   "a reply's new words found in its own chunk (small models invent facts); None: "
+                                   "0.6 with the small prompt set, 0 (off) with the paper's", low=0.0, high=1.0)
     links: bool | None = knob(None, "rank each message right after the better-rated one it shares a name with, beyond "
                               "the question's (a bridge fact after the fact it continues); None: on with the small "
                               "prompt set, off with the paper's")
