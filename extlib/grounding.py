@@ -91,6 +91,8 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
     """None if a seeking reply may enter the scratchpad, else why not (English names are capitalized words and
     numbers; Chinese marks none, so only the first and last rules apply to it):
     - echo: it has no term beyond the question, the messages it was shown and its instructions;
+    - unrelated (later rounds): it shares no term with the question or the shown messages, so it neither continues
+      nor completes them (a bare name from a play: "Ferdinand.");
     - unnamed: a name it states (beyond the shown messages) is not in its chunk. Most invented replies state the
       question's relation about the question's entity, which the chunk never mentions;
     - joined: one of its sentences joins names that no passage of the chunk holds together (an entity merged
@@ -104,6 +106,8 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
     seen, seen_names = grounding_terms(" ".join(shown)), names(" ".join(shown))
     if not words - seen - grounding_terms(question):
         return "echoes the question or the messages it was shown"
+    if shown and not content_words(reply) & content_words(" ".join([question, *shown])):
+        return "unrelated to the question and to the messages it was shown"
     found = _finder(chunk)
     missing = sorted(n for n in _latin_names(CJK.sub(" ", fold(reply))) - seen_names if not found(n))
     if missing:

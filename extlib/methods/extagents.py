@@ -11,7 +11,7 @@ Choices the paper leaves open, made explicit here:
   (by default) the grounding check of extlib.grounding also keeps off echoes of the question or of the shown
   messages and replies whose names or words are not in the agent's own chunk: a 1.5B model asked about a person
   its chunk never mentions states the question's relation about them anyway (on 237 labeled replies of the
-  bundled model the check keeps 52 of 53 extracted facts and drops 166 of 184 invented or echoed ones, where
+  bundled model the check keeps 50 of 53 extracted facts and drops 166 of 184 invented or echoed ones, where
   version 1's kept 98 of them; benchmarks/grounding.py). The trace keeps every dropped reply with the reason.
   With the same setting, a reasoning answer that states nothing the messages hold beyond the question's words
   counts as NO ANSWER until the last step must answer (a small model that knows only the first hop invents the
