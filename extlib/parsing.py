@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 # "Answer: X" at the start of a line or after a sentence ("... of Rutland. Answer: Rutland"): small models
-# often put it on the same line as their reasoning.
-_ANSWER_LINE = re.compile(r"(?:^|(?<=[\s>*#`.。]))(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)$",
+# often put it on the same line as their reasoning; in Chinese they write "因此，答案是：江西省" instead.
+_ANSWER_LINE = re.compile(r"(?:(?:^|(?<=[\s>*#`.。]))(?:final\s+)?answer\s*\**|答案\s*[是为]?)\s*[:：]\s*(.*)$",
                           re.IGNORECASE | re.MULTILINE)
 _SCORE = re.compile(r"score\s*\**\s*[:：=]?\s*\(?\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _RANGE = re.compile(r"\(?\s*0\s*[-–~到]\s*100\s*\)?")

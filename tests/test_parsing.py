@@ -25,6 +25,7 @@ def test_parse_score(text, score):
     ("Based on the facts, he was born in the county of Rutland. Answer: Rutland", "Rutland"),
     ("The keeper is Ezra.\n\nAnswer: NO ANSWER", None), ("Answer: <short phrase>\n\nInstruction: Who?", None),
     ("We need the answer: it is unclear", "it is unclear"),
+    ("欧阳昀沅出生于江西省。因此，答案是：江西省", "江西省"), ("答案：NO ANSWER", None),
 ])
 def test_parse_answer(text, answer):
     assert parse_answer(text) == answer
