@@ -375,3 +375,20 @@ def test_o2_searcher_condenses_only_the_results_that_fit_the_window():
     assert prediction.error is None and prediction.answer == "Rutland"
     assert prediction.extra["passages_cut"] > 0 and "Doc 1:" in condensed[0]  # cut to fit, not all dropped
     assert len(condensed[0].encode()) + 64 <= window
+
+
+@pytest.mark.parametrize("name", ["extagents", "mapreduce", "chain-of-agents", "longagent", "parser"])
+def test_paragraph_chunks_never_split_a_passage_between_two_agents(name):
+    passages = [f"Passage {i}\n" + " ".join(f"w{i}x{k}" for k in range(40)) for i in range(6)]
+    seen: list[str] = []
+
+    def responder(prompt):  # LongAgent's leader must instruct its members first
+        seen.append(prompt)
+        return "Instruction: which passage?"
+    task = Task("p", "Which passage?", "\n\n".join(passages))
+    make_method(name, chunk_tokens=700, context_window=4096, paragraphs=True).run(task, scripted_client(responder))
+    chunked = [p for p in seen if "Passage 0" in p or "Passage 5" in p]
+    assert chunked
+    for passage in passages:  # a passage read at all is read whole by one agent
+        holders = [p for p in seen if passage.split("\n")[0] + "\n" in p]
+        assert holders and all(passage in p for p in holders), passage[:12]

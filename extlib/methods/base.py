@@ -97,6 +97,8 @@ class TruncatedConfig(WindowConfig):
 @dataclasses.dataclass
 class ChunkedConfig(TruncatedConfig):
     chunk_tokens: int = knob(2048, "|d_i|, the tokens of knowledge each agent reads")
+    paragraphs: bool = knob(False, "pack whole paragraphs into chunks instead of cutting fixed-size pieces (a "
+                            "passage that fits a chunk is never split between two agents)")
 
     def check(self) -> None:
         if self.chunk_tokens >= self.context_window:

@@ -44,7 +44,8 @@ class ChainOfAgents(Method):
         fixed = CHAT_OVERHEAD_TOKENS + llm.count_tokens(WORKER.format(chunk="", summary="", question=task.question))
         require_fit(fixed + cfg.chunk_tokens + 2 * cfg.summary_max_tokens, cfg.context_window,
                     f"a {cfg.chunk_tokens}-token chunk, the previous summary, the worker prompt and its summary")
-        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
+        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
+                            cfg.paragraphs)
         summary, calls = "", []
         for i, chunk in enumerate(chunks):  # CU_i = worker_i(chunk_i, CU_{i-1}, q)
             text, record = await call(llm, WORKER.format(chunk=chunk, summary=summary, question=task.question),

@@ -55,7 +55,6 @@ MIN_GROUNDING = 0.6  # chosen on labeled replies (benchmarks/grounding.py) and t
 
 @dataclass
 class ExtAgentsConfig(ChunkedConfig):
-    paragraphs: bool = knob(False, "pack whole paragraphs into chunks instead of fixed-size pieces")
     overlap: int = knob(0, "tokens shared by consecutive fixed-size chunks", low=0)
     rounds: int = knob(5, "T, synchronization rounds")
     gks: bool = knob(True, "global knowledge synchronization (§4.2); off: an agent sees only its own message")
@@ -155,7 +154,7 @@ class Scratchpad:
 
 class ExtAgents(Method):
     name = "extagents"
-    version = 2  # 2: issue 13's grounding check, linked ranking and answer checks
+    version = 3  # 2, 3: issue 13's grounding check, linked ranking and answer checks (3: final)
 
     config_class = ExtAgentsConfig
 

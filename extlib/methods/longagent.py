@@ -63,7 +63,8 @@ class LongAgent(Method):
             chunk_a="", chunk_b="", instruction=task.question, answer_a="", answer_b=""))
         require_fit(fixed + 2 * cfg.chunk_tokens + 4 * cfg.member_max_tokens, cfg.context_window,
                     f"two {cfg.chunk_tokens}-token chunks, the resolution prompt and the answers")
-        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
+        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
+                            cfg.paragraphs)
         history: list[str] = []
         calls: list[CallRecord] = []
         conflicts = 0

@@ -78,7 +78,8 @@ class LLMxMapReduce(Method):
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg = self.config
-        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
+        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
+                            cfg.paragraphs)
         overhead = CHAT_OVERHEAD_TOKENS + llm.count_tokens(MAP.format(chunk="", question=task.question))
         require_fit(overhead + cfg.chunk_tokens + cfg.map_max_tokens, cfg.context_window,
                     f"a {cfg.chunk_tokens}-token chunk, the question, the map prompt and its record")

@@ -4,7 +4,7 @@ what was found, for at most R rounds.
 
 PARSER trains its lead agent with reinforcement learning; training is out of reach on a CPU, so this is the
 inference protocol with a prompted lead. Evidence is kept only when most of its words occur in the
-subagent's own chunk (the grounding check ExtAgents uses against invented facts), and the lead sees as much
+subagent's own chunk (the grounding check ExtAgents used before its version 2), and the lead sees as much
 evidence as fits its window, ranked by BM25 against the question.
 """
 
@@ -53,7 +53,8 @@ class ParserPrompted(Method):
         fixed = CHAT_OVERHEAD_TOKENS + llm.count_tokens(SUBAGENT.format(chunk="", query=task.question))
         require_fit(fixed + cfg.chunk_tokens + cfg.evidence_max_tokens, cfg.context_window,
                     f"a {cfg.chunk_tokens}-token chunk, the subagent prompt and its evidence")
-        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate)
+        chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
+                            cfg.paragraphs)
         evidence: list[str] = []
         queries = [task.question]  # round 1 broadcasts the question itself
         calls: list[CallRecord] = []
