@@ -21,7 +21,7 @@ _NAME = re.compile(r"\b[A-Z][\w'-]*")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 PASSAGE_WORDS = 120  # a fact is stated within a paragraph; a long one is read in windows of this many words
 TOGETHER = 0.75  # least share of a sentence's names that one passage of the chunk must hold
-STEM = 5  # a word of more letters is in a chunk that has one starting with its first five: Nietzche's ~ Nietzsche, Peter's ~ Peter
+STEM = 5  # a longer word is in a chunk with one that starts with its first five: Nietzche's ~ Nietzsche, Peter's
 # Capitalized only because they start a sentence: never names.
 FUNCTION_WORDS = STOPWORDS | set("""a an as at be by do he if in is it me my no of on or so to up us we its our
 these those what when where while how however during although because since both each all some many most yes
