@@ -83,7 +83,11 @@ def collect(paths: list[Path]) -> pd.DataFrame:
             "prompt_tokens": usage["prompt_tokens"].mean(), "completion_tokens": usage["completion_tokens"].mean(),
             "seconds": run["seconds"].mean(), "cache_hits": usage["cache_hits"].mean(),
             "measures": _extra_means(run), "f1_by_id": dict(zip(run["id"], run["f1"])), "file": file})
-    return pd.DataFrame(table, columns=COLUMNS)
+    out = pd.DataFrame(table, columns=COLUMNS)
+    # stale rows by method, including files with no current row at all (which have no summary row)
+    out.attrs["stale"] = (everything[everything["stale"]].groupby("method").size().to_dict()
+                          if len(everything) else {})
+    return out
 
 
 def _extra_means(run: pd.DataFrame) -> dict[str, float]:
@@ -119,7 +123,7 @@ def paired_differences(table: pd.DataFrame, reference: str = "extagents") -> pd.
 def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
     head = ("| dataset | L | method | F1 | F1 95% CI | EM | questions (failed) | LLM calls | prompt tokens "
             "| completion tokens | wall s | calls from cache |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-    stale = int(table["stale"].sum()) if len(table) else 0
+    stale = table.attrs.get("stale", {})
     ordered = table.assign(_f1=-table["f1"]).sort_values(["dataset", "input_tokens", "_f1"], kind="stable")
     lines = [f"| {r.dataset} | {r.input_tokens:,} | {r.method} | {100 * r.f1:.1f} | "
              f"{100 * r.f1_low:.0f}–{100 * r.f1_high:.0f} | {100 * r.em:.1f} | "
@@ -138,8 +142,9 @@ def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
         lines += [f"| {d.dataset} | {d.input_tokens:,} | {d.method} | {d.questions} | "
                   f"{100 * d.difference:+.1f} | {100 * d.low:+.0f} to {100 * d.high:+.0f} | "
                   f"{d.wins} / {d.ties} / {d.losses} |" for d in paired.itertuples()]
-    note = (f"\n\n{stale} stale rows (answered by an older version of their method) are left out; run the "
-            "experiment again to answer them anew." if stale else "")
+    note = (f"\n\n{sum(stale.values())} stale rows ({', '.join(f'{m} {n}' for m, n in sorted(stale.items()))}: "
+            "answered by another version of their method) are left out; run the experiment again to answer them "
+            "anew." if stale else "")
     return head + "\n".join(lines) + note
 
 

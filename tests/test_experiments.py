@@ -168,6 +168,8 @@ def test_rows_of_another_method_version_are_stale_answered_again_and_never_mixed
     monkeypatch.setattr(DirectInput, "version", 2)  # the method changed
     table = collect([path])
     assert table.empty or table.iloc[0]["questions"] == 0  # nothing current to show, nothing mixed in
+    assert table.attrs["stale"] == {"direct": 4}
+    assert "4 stale rows (direct 4: answered by another version" in markdown(table)  # said, not silently gone
     assert len(load_rows([path], include_stale=True)) == 4 and load_rows([path]).empty
     calls_before = len(llm._client.prompts)
     run(spec(), TASKS, llm, tmp_path, progress=False)
