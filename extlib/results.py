@@ -129,7 +129,8 @@ def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
              f"{100 * r.f1_low:.0f}–{100 * r.f1_high:.0f} | {100 * r.em:.1f} | "
              f"{r.questions}/{r.expected} ({r.failed}) | {r.calls:.1f} | {r.prompt_tokens:,.0f} | "
              f"{r.completion_tokens:,.0f} | {r.seconds:.1f} | {r.cache_hits:.1f} |" for r in ordered.itertuples()]
-    measured = table[table["measures"].map(bool)].sort_values(["dataset", "input_tokens", "method"], kind="stable")
+    has_measures = table["measures"].map(bool).astype(bool)
+    measured = table[has_measures].sort_values(["dataset", "input_tokens", "method"], kind="stable")
     if len(measured):
         lines.append("\n| dataset | L | method | method measures (mean per answered question) |\n|---|---|---|---|")
         lines += [f"| {r.dataset} | {r.input_tokens:,} | {r.method} | "
