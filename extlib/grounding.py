@@ -1,7 +1,7 @@
 """Checks against invented facts and empty echoes: may a seeking reply enter the scratchpad, is an answer an answer.
 
-Measured on 100+ labeled replies of the bundled 1.5B model (tests/data/seeker_replies.jsonl,
-benchmarks/grounding.py), a small model's seeking replies fail in three ways: it makes up a fact about an entity
+On 237 labeled replies of the bundled 1.5B model (tests/data/seeker_replies.jsonl, benchmarks/grounding.py), a
+small model's seeking replies fail in three ways: it makes up a fact about an entity
 its chunk never mentions ("X was born in London"), it restates the question's relation onto whatever entity its
 chunk names ("<film> was started as a religious Utopian group ..."), and in later rounds it writes the facts it was
 shown back in other words. An extracted fact is made of its own chunk's words, plus the words it was shown.
@@ -89,7 +89,8 @@ def passages(chunk: str, words: int = PASSAGE_WORDS) -> list[str]:
 def admission(reply: str, chunk: str, shown: list[str], question: str, min_support: float,
               template: frozenset[str] = frozenset()) -> str | None:
     """None if a seeking reply may enter the scratchpad, else why not (English names are capitalized words and
-    numbers; Chinese marks none, so only the first and last rules apply to it):
+    numbers; Chinese marks none, so `unnamed` and `joined` do not apply to it, and `unlinked` compares runs of
+    three characters):
     - echo: it has no term beyond the question, the messages it was shown and its instructions;
     - unrelated (later rounds): it shares no term with the question or the shown messages, so it neither continues
       nor completes them (a bare name from a play: "Ferdinand.");
