@@ -392,3 +392,15 @@ def test_paragraph_chunks_never_split_a_passage_between_two_agents(name):
     for passage in passages:  # a passage read at all is read whole by one agent
         holders = [p for p in seen if passage.split("\n")[0] + "\n" in p]
         assert holders and all(passage in p for p in holders), passage[:12]
+
+
+def test_mapreduce_asks_for_a_chinese_answer_to_a_chinese_question():
+    seen: list[str] = []
+    make_method("mapreduce", chunk_tokens=200, context_window=2048).run(
+        Task("z", "李明远出生在哪个省？", "李明远出生于河北省。" * 10, lang="zh"),
+        scripted_client(lambda p: seen.append(p) or "Answer: 河北省"))
+    assert seen and all("请用中文回答" in p for p in seen)
+    seen.clear()
+    make_method("mapreduce", chunk_tokens=200, context_window=2048).run(
+        Task("e", "Where was Li born?", "Li was born in Hebei. " * 10), scripted_client(lambda p: seen.append(p) or "x"))
+    assert seen and not any("请用中文回答" in p for p in seen)

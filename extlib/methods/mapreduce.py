@@ -38,6 +38,9 @@ REDUCE = ("Below are records extracted from all parts of a long document for one
           "Question: {question}\n\nCombine the records to answer the question. Where they conflict, trust "
           "the records with higher confidence scores. Reason in one or two sentences, then write a last line "
           "`Answer: <short phrase>` (or `Answer: NO ANSWER` if the records do not give it).")
+# The prompts are English; without this the 1.5B model answered Chinese questions in English ("Jiangsu"), which
+# the Chinese metric scores 0.
+ANSWER_LANGUAGE = {"zh": "（请用中文回答。）"}
 _FIELD = re.compile(r"^(Extracted Information|Rationale|Answer|Confidence Score)\s*[:：]\s*(.*)$",
                     re.IGNORECASE | re.MULTILINE)
 
@@ -72,19 +75,20 @@ class MapReduceConfig(ChunkedConfig):
 
 class LLMxMapReduce(Method):
     name = "mapreduce"
-    version = 1
+    version = 2  # 2: answers a Chinese question in Chinese (version 1 often answered in English, scoring 0)
 
     config_class = MapReduceConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg = self.config
+        question = task.question + ANSWER_LANGUAGE.get(task.lang, "")
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs)
-        overhead = CHAT_OVERHEAD_TOKENS + llm.count_tokens(MAP.format(chunk="", question=task.question))
+        overhead = CHAT_OVERHEAD_TOKENS + llm.count_tokens(MAP.format(chunk="", question=question))
         require_fit(overhead + cfg.chunk_tokens + cfg.map_max_tokens, cfg.context_window,
                     f"a {cfg.chunk_tokens}-token chunk, the question, the map prompt and its record")
         calls: list[CallRecord] = []
-        results = await fan_out([call(llm, MAP.format(chunk=c, question=task.question), cfg.map_max_tokens, "map",
+        results = await fan_out([call(llm, MAP.format(chunk=c, question=question), cfg.map_max_tokens, "map",
                                       1, i) for i, c in enumerate(chunks)], f"{task.id}: map", progress=self.progress)
         calls += [record for _, record in results]
         if all(text is None for text, _ in results):
@@ -94,7 +98,7 @@ class LLMxMapReduce(Method):
             trace.score = confidence(record)
         records = [record for record, _ in parsed if has_information(record)]  # drop [NO INFORMATION]
         room = cfg.context_window - CHAT_OVERHEAD_TOKENS - cfg.reduce_max_tokens - llm.count_tokens(
-            REDUCE.format(records="", question=task.question))
+            REDUCE.format(records="", question=question))
         level = 1
         while True:
             sizes = [llm.count_tokens(format_record(r)) + 2 for r in records]
@@ -108,7 +112,7 @@ class LLMxMapReduce(Method):
             groups = [[records[i] for i in group] for group in
                       consecutive_groups(list(range(len(records))), sizes.__getitem__, room - cfg.map_max_tokens)]
             collapsed = await fan_out([call(
-                llm, COLLAPSE.format(records="\n\n".join(map(format_record, g)), question=task.question),
+                llm, COLLAPSE.format(records="\n\n".join(map(format_record, g)), question=question),
                 cfg.map_max_tokens, "collapse", level, gi) for gi, g in enumerate(groups)],
                 f"{task.id}: collapse level {level}", progress=self.progress)
             calls += [record for _, record in collapsed]
@@ -117,7 +121,7 @@ class LLMxMapReduce(Method):
             records = [r for r in records if has_information(r)]
         text, record = await call(reasoning_llm or llm, REDUCE.format(
             records="\n\n".join(map(format_record, records)) or "(no part of the document had information)",
-            question=task.question), cfg.reduce_max_tokens, "reduce", level + 1)
+            question=question), cfg.reduce_max_tokens, "reduce", level + 1)
         calls.append(record)
         if text is None:
             return Prediction(task.id, "", level + 1, calls, error=f"reduce failed: {record.error}")
