@@ -402,5 +402,6 @@ def test_mapreduce_asks_for_a_chinese_answer_to_a_chinese_question():
     assert seen and all("请用中文回答" in p for p in seen)
     seen.clear()
     make_method("mapreduce", chunk_tokens=200, context_window=2048).run(
-        Task("e", "Where was Li born?", "Li was born in Hebei. " * 10), scripted_client(lambda p: seen.append(p) or "x"))
+        Task("e", "Where was Li born?", "Li was born in Hebei. " * 10),
+        scripted_client(lambda p: seen.append(p) or "x"))
     assert seen and not any("请用中文回答" in p for p in seen)
