@@ -33,6 +33,7 @@ def read_fixture(path: Path = FIXTURE) -> list[dict]:
 
 def replayed_seeks(row: dict) -> list[dict]:
     """The seeking calls of one recorded ExtAgents row with the question, chunk and shown messages each saw."""
+    from extlib.chunking import chunk_text
     from extlib.datasets import default_tokenizer, load_tasks
     from extlib.experiments import RunSpec
     from extlib.testing import scripted_client
@@ -46,8 +47,6 @@ def replayed_seeks(row: dict) -> list[dict]:
     queues = {role: [c for c in row["calls"] if c["role"] == role] for role in ("rate", "reason")}
     seen: dict[int, int] = {}
     out: list[dict] = []
-    from extlib.chunking import chunk_text
-
     cfg = method.config
     chunks = chunk_text(task.knowledge, tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                         cfg.paragraphs, cfg.overlap)
@@ -102,13 +101,14 @@ def previous_check(row: dict) -> bool:
     beyond those it was shown and its instructions occur in its chunk (question words counted, names of two
     letters and numbers of one or two digits ignored, Chinese compared character by character)."""
     from extlib import agents
+    from extlib.grounding import grounding
     from extlib.prompts import get_prompts
     from extlib.words import content_words
 
     prompts = get_prompts("small", "zh" if row["dataset"] == "zh-longdoc" else "en")
     template = content_words(agents.seek_prompt(prompts, "", "", [], row["round"]))
     words = content_words(row["reply"]) - content_words(" ".join(row["shown"])) - template
-    return not words or len(words & content_words(row["chunk"])) / len(words) >= 0.75
+    return grounding(words, row["chunk"]) >= 0.75
 
 
 def evaluate(path: Path, thresholds: list[float]) -> None:

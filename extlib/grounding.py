@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from .words import CJK, STOPWORDS, content_words
 
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_CJK_RUN = re.compile(f"{CJK.pattern}+")
 _NUMBER = re.compile(r"\d+")
 _NAME = re.compile(r"\b[A-Z][\w'-]*")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
