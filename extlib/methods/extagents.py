@@ -41,7 +41,7 @@ from ..fan_out import fan_out
 from ..grounding import admission, grounding_terms, names
 from ..llm import LLMClient
 from ..parsing import is_no_information
-from ..prompts import PromptSet, get_prompts
+from ..prompts import LAYOUTS, PromptSet, get_prompts
 from ..retrieval import bm25_scores
 from ..trace import CallRecord, Prediction, Task
 from .base import ChunkedConfig, Method, knob
@@ -67,6 +67,9 @@ class ExtAgentsConfig(ChunkedConfig):
                      choices=MODES)
     prompt_set: str = knob("small", "small (tuned for small models) or paper (Appendix E.3)")
     variant: str | None = knob(None, "prompt variant en, zh or hotpotqa (None: the task's language)")
+    layout: str = knob("facts-first", "small prompts, rounds >= 2: facts-first (the facts found so far, then the "
+                       "chunk) or chunk-first (the chunk leads every round's prompt, so a server's prefix cache "
+                       "computes only what changed)", choices=LAYOUTS)
     seek_max_tokens: int = knob(256, "tokens of each seeking agent's reply")
     reason_max_tokens: int = knob(128, "tokens of each reasoning step")
     grounding: float | None = knob(None, "the grounding check (extlib.grounding.admission) with this least share of "
@@ -78,7 +81,7 @@ class ExtAgentsConfig(ChunkedConfig):
 
     def check(self) -> None:
         super().check()
-        get_prompts(self.prompt_set, self.variant or "en")
+        get_prompts(self.prompt_set, self.variant or "en", self.layout)
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,7 @@ class ExtAgents(Method):
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg, protocol = self.config, PROTOCOLS[self.config.mode]
-        prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang)
+        prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang, cfg.layout)
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
         pad = Scratchpad(llm, task.question, self.small_model_checks if cfg.links is None else cfg.links)
