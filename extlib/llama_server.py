@@ -10,11 +10,12 @@ with three methods of `llama_cpp.Llama` wrapped:
   longest prefix shared with its current KV state, and with `cache` on first loads the saved state of the
   longest matching earlier prompt); everything before it in the prompt was reused.
 - `load_state` / `save_state`: the prompt-state cache's copies, timed separately since they are its price.
-- `LlamaRAMCache`: the prompt-state cache (`cache: true` in the server config) keeps a copy of llama.cpp's KV
-  state per prompt, so round t+1 of an agent whose chunk leads its prompt computes only the new suffix. As
-  shipped it also copies up to n_batch rows of logits with every state (512 x 151,936 floats = 311 MB for Qwen)
-  and leaves them out of its size bound; here a state keeps one row (a loaded state is always evaluated again
-  from at least its last token before sampling) and the bound counts everything a state holds.
+- `save_state` / `load_state` and `LlamaRAMCache`: the prompt-state cache (`cache: true` in the server config)
+  keeps a copy of llama.cpp's KV state per prompt, so round t+1 of an agent whose chunk leads its prompt computes
+  only the new suffix. As shipped, every saved state also copies up to n_batch rows of logits (512 x 151,936
+  floats = 311 MB for Qwen, about 0.2 s a call) which its size bound does not count. A loaded state is always
+  evaluated again from at least its last token before anything is sampled, so those logits are never read:
+  here states keep none, their copies are timed, and the bound counts every byte a state holds.
 - `create_completion`: adds `prompt_tokens_details.cached_tokens` and `timings` to the usage, named as
   llama.cpp's own C++ server names them (prompt_n, prompt_ms, predicted_n, predicted_ms) plus cache_ms.
 
@@ -23,24 +24,13 @@ Answers are unchanged: the wrappers only count and time.
 
 from __future__ import annotations
 
+import ctypes
 import time
 from typing import Any
 
 import llama_cpp
+import numpy as np
 from pydantic import ConfigDict
-
-
-def _timed(method_name: str, field: str):
-    original = getattr(llama_cpp.Llama, method_name)
-
-    def wrapper(self, *args, **kwargs):
-        start = time.perf_counter()
-        try:
-            return original(self, *args, **kwargs)
-        finally:
-            if stats := getattr(self, "_extagents", None):
-                stats[field] += time.perf_counter() - start
-    return wrapper
 
 
 class PromptStateCache(llama_cpp.LlamaRAMCache):
@@ -48,15 +38,40 @@ class PromptStateCache(llama_cpp.LlamaRAMCache):
 
     @property
     def cache_size(self) -> int:
-        return sum(_state_bytes(state) for state in self.cache_state.values())
-
-    def __setitem__(self, key, state) -> None:
-        state.scores = state.scores[-1:].copy()
-        super().__setitem__(key, state)
+        return sum(state.llama_state_size + state.scores.nbytes + state.input_ids.nbytes
+                   for state in self.cache_state.values())
 
 
-def _state_bytes(state) -> int:
-    return state.llama_state_size + state.scores.nbytes + state.input_ids.nbytes
+def _save_state(self) -> llama_cpp.LlamaState:
+    """The KV state without logits (see the module docstring)."""
+    start = time.perf_counter()
+    size = llama_cpp.llama_state_get_size(self._ctx.ctx)
+    buffer = (ctypes.c_uint8 * size)()
+    written = llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size)
+    if written > size:
+        raise RuntimeError("llama.cpp wrote more state than it announced")
+    state = llama_cpp.LlamaState(input_ids=self.input_ids.copy(), scores=np.zeros((0, self._n_vocab), np.single),
+                                 n_tokens=self.n_tokens, llama_state=ctypes.string_at(buffer, written),
+                                 llama_state_size=written, seed=self._seed)
+    _add_cache_time(self, start)
+    return state
+
+
+def _load_state(self, state: llama_cpp.LlamaState) -> None:
+    start = time.perf_counter()
+    self.input_ids = state.input_ids.copy()
+    self.n_tokens = state.n_tokens
+    self._requires_eval = True  # the next generate evaluates at least the last token again, refreshing logits
+    self._seed = state.seed
+    buffer = (ctypes.c_uint8 * state.llama_state_size).from_buffer_copy(state.llama_state)
+    if llama_cpp.llama_state_set_data(self._ctx.ctx, buffer, state.llama_state_size) != state.llama_state_size:
+        raise RuntimeError("llama.cpp could not load a saved prompt state")
+    _add_cache_time(self, start)
+
+
+def _add_cache_time(llama, start: float) -> None:
+    if stats := getattr(llama, "_extagents", None):
+        stats["cache_s"] += time.perf_counter() - start
 
 
 def _install() -> None:
@@ -103,8 +118,7 @@ def _install() -> None:
 
     Llama.generate, Llama.eval, Llama.create_completion = generate, eval, create_completion
     llama_cpp.LlamaRAMCache = PromptStateCache  # what the server builds for `cache_type: ram`
-    Llama.load_state = _timed("load_state", "cache_s")
-    Llama.save_state = _timed("save_state", "cache_s")
+    Llama.save_state, Llama.load_state = _save_state, _load_state
     # The server validates responses against llama-cpp-python's TypedDicts, which would drop the added keys.
     llama_cpp.llama_types.CompletionUsage.__pydantic_config__ = ConfigDict(extra="allow")
 

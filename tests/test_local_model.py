@@ -214,12 +214,11 @@ def test_run_cli_writes_resumable_run_files_on_the_bundled_model(tmp_path):
     assert again.returncode == 0 and all(len(f.read_text().splitlines()) == 2 for f in files)
 
 
-@pytest.mark.parametrize("prompt_cache_mb", [0, 64])
-def test_the_server_reports_what_it_reused_and_its_prompt_cache_keeps_each_chunk(prompt_cache_mb):
+def test_the_server_reports_what_it_reused_and_its_prompt_cache_keeps_each_chunk():
     """Two agents, two rounds, chunk-first layout: the bundled server reports per call the prompt tokens it took
     from its caches and its prefill / generation time. Without the prompt-state cache only the previous call's
     KV is reusable (agent 0's round 2 follows agent 1's round 1, which shares the template's start alone); with
-    it each agent's round 2 computes only what follows its chunk and question."""
+    it each agent's round 2 computes only what follows its chunk and question, and writes the same replies."""
     import asyncio
 
     from extlib import agents
@@ -228,23 +227,23 @@ def test_the_server_reports_what_it_reused_and_its_prompt_cache_keeps_each_chunk
     paragraphs = (DATA / "harbour.txt").read_text().split("\n\n")
     chunks = ["\n\n".join(paragraphs[:2]), "\n\n".join(paragraphs[2:])]
     prompts = get_prompts("small", "en", "chunk-first")
-    with LocalServer(TEST_MODEL, context_window=1024, prompt_cache_mb=prompt_cache_mb) as server:
-        llm = server.client(concurrency=1)
+    shown = ["The lighthouse keeper of Pellmouth is Ezra Holloway."]
 
-        async def rounds():
-            shown = ["The lighthouse keeper of Pellmouth is Ezra Holloway."]
-            calls = [await agents.seek(llm, prompts, QUESTION, chunk, i, shown if t == 2 else [], t, 24)
-                     for t in (1, 2) for i, chunk in enumerate(chunks)]
-            return [record for _, record in calls]
+    async def rounds(llm):
+        calls = [await agents.seek(llm, prompts, QUESTION, chunk, i, shown if t == 2 else [], t, 24)
+                 for t in (1, 2) for i, chunk in enumerate(chunks)]
+        return [record for _, record in calls]
 
-        records = asyncio.run(rounds())
-    tokenizer = server.tokenizer()
-    for record in records:
+    records = {}
+    for prompt_cache_mb in (0, 64):
+        with LocalServer(TEST_MODEL, context_window=1024, prompt_cache_mb=prompt_cache_mb) as server:
+            records[prompt_cache_mb] = asyncio.run(rounds(server.client(concurrency=1)))
+            tokenizer = server.tokenizer()
+    for record in records[0] + records[64]:
         assert record.prompt_tokens > record.cached_tokens >= 0
         assert record.prefill_seconds is not None and record.generation_seconds is not None
-    agent0_round2 = records[2]
     repeated = len(tokenizer.encode(agents.seek_prompt(prompts, QUESTION, chunks[0], [], 1).split("Write down")[0]))
-    if prompt_cache_mb:
-        assert agent0_round2.cached_tokens >= repeated  # its chunk and the question came from the cache
-    else:
-        assert agent0_round2.cached_tokens < repeated // 2
+    agent0_round2 = 2
+    assert records[0][agent0_round2].cached_tokens < repeated // 2
+    assert records[64][agent0_round2].cached_tokens >= repeated  # its chunk and the question came from the cache
+    assert [r.output for r in records[64]] == [r.output for r in records[0]]
