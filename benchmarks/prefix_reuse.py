@@ -130,16 +130,14 @@ def report(out: Path) -> None:
     if rows.empty:
         raise SystemExit(f"no rows under {out}; run the measurement first")
     calls = calls_table(rows)
-    both = rows.pivot_table(index=["set", "id"], columns="arm", values="f1").dropna()
+    both = rows.pivot_table(index=["set", "id"], columns="arm", values="f1").reindex(columns=list(ARMS)).dropna()
     print("## Accuracy and time per question (mean), the two arms side by side\n")
     print("| set | questions | arm | F1 | rounds | wall s | prompt tokens | computed | prefill s | generation s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for (name, arm), group in rows.groupby(["set", "arm"]):
-        ids = set(both.loc[name].index) if name in both.index.get_level_values(0) else set()
-        group = group[group["id"].isin(ids)]
-        c = calls[(calls["set"] == name) & (calls["arm"] == arm) & calls["id"].isin(ids)]
-        per_q = max(len(group), 1)
-        print(f"| {name} | {len(group)} | {arm} | {100 * group['f1'].mean():.1f} | {group['rounds'].mean():.2f} | "
+        c = calls[(calls["set"] == name) & (calls["arm"] == arm)]
+        per_q = len(group)
+        print(f"| {name} | {per_q} | {arm} | {100 * group['f1'].mean():.1f} | {group['rounds'].mean():.2f} | "
               f"{group['seconds'].mean():,.0f} | {c['prompt'].sum() / per_q:,.0f} | {c['computed'].sum() / per_q:,.0f} "
               f"| {c['prefill_s'].sum() / per_q:,.0f} | {c['generation_s'].sum() / per_q:,.0f} |")
     dev = both.drop(index="demo", level=0, errors="ignore")
@@ -150,7 +148,7 @@ def report(out: Path) -> None:
               f"{diff.mean():+.1f} (95% CI {low:+.1f} to {high:+.1f}); better / tie / worse: "
               f"{int((diff > 0).sum())} / {int((diff == 0).sum())} / {int((diff < 0).sum())}")
     seeks = calls[calls["role"] == "seek"]
-    print("\n## Seeking calls: prompt tokens computed per round (sum over questions answered by both arms)\n")
+    print("\n## Seeking calls: prompt tokens computed per round (sum over the questions of each arm)\n")
     print("| set | arm | round 1 computed | round 2 computed | round 2 / round 1 |")
     print("|---|---|---|---|---|")
     for (name, arm), group in seeks.groupby(["set", "arm"]):
