@@ -76,7 +76,8 @@ class LocalServer:
         self.process: subprocess.Popen | None = None
         self.port: int | None = None
         self.model_path: Path | None = None
-        self._record = cache_dir() / "servers" / f"{model}-ctx{context_window}.json"
+        cache = f"-cache{prompt_cache_mb}mb" if prompt_cache_mb else ""
+        self._record = cache_dir() / "servers" / f"{model}-ctx{context_window}{cache}.json"  # and its .log
 
     @property
     def base_url(self) -> str:
