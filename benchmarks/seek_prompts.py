@@ -38,8 +38,10 @@ WORDINGS_EN = {
                    "the sentences of the text that mention a name from the facts found so far or that help answer "
                    "the question. Do not copy the facts found so far. If there are none, write NONE.")),
 }
+WORDINGS_EN["chunk-first"] = {"seek_next": get_prompts("small", "en", "chunk-first").seek_next}  # issue 14's layout
 WORDINGS_ZH = {
     "facts": {},
+    "chunk-first": {"seek_next": get_prompts("small", "zh", "chunk-first").seek_next},
     "copy": dict(
         seek_first=("文本：\n{chunk}\n\n问题：{question}\n逐字抄写文本中提到问题所说的人、地、物或有助于回答问题的句子。"
                     "如果没有，写 NONE。"),

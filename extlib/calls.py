@@ -23,4 +23,5 @@ async def call(llm: LLMClient, prompt: str | list[dict], max_tokens: int, role: 
     return done.text, CallRecord(role=role, round=round_, chunk=chunk, step=step, prompt_tokens=done.prompt_tokens,
                                  completion_tokens=done.completion_tokens, cached_tokens=done.cached_tokens,
                                  start=done.start, end=done.end, output=done.text, cache_hit=done.cache_hit,
-                                 attempts=done.attempts)
+                                 attempts=done.attempts, prefill_seconds=done.prefill_seconds,
+                                 generation_seconds=done.generation_seconds)

@@ -16,7 +16,7 @@ import typing
 from dataclasses import asdict
 from pathlib import Path
 
-from .cli_flags import add_knob_flags, config_argv, given_knobs, positive
+from .cli_flags import add_knob_flags, bounded, config_argv, given_knobs, positive
 from .datasets import DATASETS, check_options, load_tasks, prepare, read_ids
 from .datasets import options as dataset_options
 from .documents import read_document
@@ -64,6 +64,7 @@ def build_parser() -> Parser:
     serve = verbs.add_parser("serve", help="run the bundled model's server in the foreground for reuse")
     serve.add_argument("--model", choices=list(MODELS), default=DEFAULT_MODEL)
     serve.add_argument("--context-window", type=positive, default=DEFAULT_WINDOW)
+    _prompt_cache_arg(serve)
 
     data = verbs.add_parser("data", help="fetch and index every offline dataset (hash-verified), or show tasks")
     data.add_argument("--show", choices=list(DATASETS), help="print tasks of this dataset instead")
@@ -137,6 +138,14 @@ def _engine_args(parser: argparse.ArgumentParser, reasoning: bool) -> None:
     engine.add_argument("--temperature", type=float, default=0.0)
     engine.add_argument("--concurrency", type=positive, default=4, help="LLM calls in flight at once")
     engine.add_argument("--no-cache", action="store_true", help="bypass the persistent response cache")
+    _prompt_cache_arg(engine)
+
+
+def _prompt_cache_arg(parser) -> None:
+    parser.add_argument("--prompt-cache-mb", type=bounded(int, 0, None, "a non-negative integer"),
+                        default=EngineSettings.prompt_cache_mb,
+                        help="the bundled server's prompt-state cache in MB: later rounds reuse each agent's chunk "
+                        f"(0: off; default {EngineSettings.prompt_cache_mb})")
 
 
 def _engine(args: argparse.Namespace) -> EngineSettings:
@@ -144,7 +153,8 @@ def _engine(args: argparse.Namespace) -> EngineSettings:
                           reasoning_base_url=getattr(args, "reasoning_base_url", None),
                           reasoning_model=getattr(args, "reasoning_model", None), local_model=args.local_model,
                           tokenizer=args.tokenizer, temperature=args.temperature, cache=not args.no_cache,
-                          concurrency=args.concurrency, context_window=args.context_window or DEFAULT_WINDOW)
+                          concurrency=args.concurrency, context_window=args.context_window or DEFAULT_WINDOW,
+                          prompt_cache_mb=args.prompt_cache_mb)
 
 
 def _key_values(pairs: list[str], flag: str) -> dict:
@@ -344,7 +354,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return report(args)
     if args.verb == "figures":
         return figures(args)
-    with LocalServer(args.model, context_window=args.context_window, persistent=True) as server:  # serve
+    with LocalServer(args.model, context_window=args.context_window, persistent=True,
+                     prompt_cache_mb=args.prompt_cache_mb) as server:  # serve
         server.serve_forever()
     return 0
 

@@ -36,6 +36,7 @@ class EngineSettings:
     cache: bool = True  # the persistent response cache (off when times are measured)
     concurrency: int = 4  # LLM calls in flight at once
     context_window: int = DEFAULT_WINDOW  # the local server's n_ctx
+    prompt_cache_mb: int = 0  # the local server's prompt-state cache (extlib.llama_server); 0: off
 
 
 @contextlib.contextmanager
@@ -47,7 +48,8 @@ def clients(settings: EngineSettings) -> Iterator[tuple[LLMClient, LLMClient | N
         llm = _main_client(settings, stack, cache)
         reasoner = None
         if settings.reasoning_model in MODELS and not settings.reasoning_base_url:  # a second bundled model
-            second = stack.enter_context(LocalServer(settings.reasoning_model, context_window=settings.context_window))
+            second = stack.enter_context(LocalServer(settings.reasoning_model, context_window=settings.context_window,
+                                                     prompt_cache_mb=settings.prompt_cache_mb))
             reasoner = second.client(concurrency=settings.concurrency, temperature=settings.temperature, cache=cache)
         elif settings.reasoning_base_url or settings.reasoning_model:
             reasoner = _remote_client(settings.reasoning_base_url or settings.base_url,
@@ -62,7 +64,8 @@ def _main_client(settings: EngineSettings, stack: contextlib.ExitStack, cache: R
         llm.tokenizer = load_tokenizer(settings.tokenizer) if settings.tokenizer else _bundled_tokenizer(settings)
         return llm
     local = settings.model if settings.model in MODELS else settings.local_model
-    server = stack.enter_context(LocalServer(local, context_window=settings.context_window))
+    server = stack.enter_context(LocalServer(local, context_window=settings.context_window,
+                                             prompt_cache_mb=settings.prompt_cache_mb))
     llm = server.client(concurrency=settings.concurrency, temperature=settings.temperature, cache=cache)
     if settings.tokenizer:
         llm.tokenizer = load_tokenizer(settings.tokenizer)

@@ -93,6 +93,8 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
         if todo and not engine.get("base_url"):  # one local server for all notebooks: each reuses it
             stack.enter_context(LocalServer(engine.get("local_model", EngineSettings.local_model),
                                             context_window=config.get("common", {}).get("window", DEFAULT_WINDOW),
+                                            prompt_cache_mb=engine.get("prompt_cache_mb",
+                                                                       EngineSettings.prompt_cache_mb),
                                             persistent=True))
         for name in tqdm(todo, desc=f"preset {preset}: notebooks", unit="notebook"):
             target = out / f"{name}.ipynb"

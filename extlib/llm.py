@@ -42,6 +42,10 @@ class Completion:
     end: float
     cache_hit: bool  # answered from our response cache: no server time was spent
     attempts: int
+    # the server's own split of the call's time, when it reports one (the bundled server does, as llama.cpp's
+    # `timings`); None elsewhere (the OpenAI API, vLLM) and for answers from the response cache
+    prefill_seconds: float | None = None
+    generation_seconds: float | None = None
 
 
 class LLMClient:
@@ -152,18 +156,26 @@ class LLMClient:
                 raise LLMError("empty-response", "the server returned no choices")
             usage = response.usage
             details = getattr(usage, "prompt_tokens_details", None) if usage else None
+            timings = getattr(usage, "timings", None) if usage else None
+            timings = timings if isinstance(timings, dict) else {}
             return Completion(
                 text=response.choices[0].message.content or "",
                 prompt_tokens=usage.prompt_tokens if usage else 0,
                 completion_tokens=usage.completion_tokens if usage else 0,
                 cached_tokens=(getattr(details, "cached_tokens", 0) or 0) if details else 0,
-                start=start, end=end, cache_hit=False, attempts=attempt)
+                start=start, end=end, cache_hit=False, attempts=attempt,
+                prefill_seconds=_seconds(timings.get("prompt_ms")),
+                generation_seconds=_seconds(timings.get("predicted_ms")))
         raise AssertionError("unreachable")
 
     def count_tokens(self, text: str) -> int:
         if self.tokenizer is None:
             raise ValueError(f"{self!r} has no tokenizer; pass tokenizer=... (see extlib.tokenizer)")
         return len(self.tokenizer.encode(text))
+
+
+def _seconds(milliseconds: Any) -> float | None:
+    return round(milliseconds / 1000, 4) if isinstance(milliseconds, int | float) else None
 
 
 def _short(exc: Exception) -> str:

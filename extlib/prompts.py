@@ -9,7 +9,7 @@ Fields: {chunk} {question} {messages} {round} ("2nd") {round_number} ("2") (seek
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -105,14 +105,35 @@ _SMALL_ZH = PromptSet(
 SMALL = {"hotpotqa": _SMALL_EN, "en": _SMALL_EN, "zh": _SMALL_ZH}
 PROMPT_SETS = {"paper": PAPER, "small": SMALL}
 
+# The small set's round-2+ seeking prompt with the agent's chunk first, as in round 1: everything up to the
+# question repeats from round to round, so a server with a prefix cache computes only the facts and the
+# instruction after it (issue 14). The default puts the facts before the text (see _SMALL_EN).
+_CHUNK_FIRST_NEXT = {
+    "en": ("Text:\n{chunk}\n\nQuestion: {question}\nFacts found so far:\n{messages}\n\nWrite down the facts from "
+           "the text that continue or complete the facts found so far, in full sentences with names. Do not copy "
+           "the facts found so far. If the text has nothing new, write NONE."),
+    "zh": ("文本：\n{chunk}\n\n问题：{question}\n目前找到的事实：\n{messages}\n\n写下文本中能延续或补全目前找到的事实的"
+           "新事实，用带有名字的完整句子。不要照抄目前找到的事实。如果文本中没有新内容，写 NONE。"),
+}
+LAYOUTS = ("facts-first", "chunk-first")
 
-def get_prompts(prompt_set: str, variant: str) -> PromptSet:
-    """variant: `en`, `zh` or `hotpotqa` (the paper's HotpotQA extraction wording)."""
+
+def get_prompts(prompt_set: str, variant: str, layout: str = "facts-first") -> PromptSet:
+    """variant: `en`, `zh` or `hotpotqa` (the paper's HotpotQA extraction wording); layout (small set only):
+    where a later round's seeking prompt puts the agent's chunk, after the facts found so far or first."""
     if prompt_set not in PROMPT_SETS:
         raise ValueError(f"unknown prompt set {prompt_set!r}; choose one of {list(PROMPT_SETS)}")
     if variant not in PROMPT_SETS[prompt_set]:
         raise ValueError(f"unknown prompt variant {variant!r}; choose one of {list(PROMPT_SETS[prompt_set])}")
-    return PROMPT_SETS[prompt_set][variant]
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}; choose one of {list(LAYOUTS)}")
+    prompts = PROMPT_SETS[prompt_set][variant]
+    if layout == "facts-first":
+        return prompts
+    if prompt_set != "small":
+        raise ValueError(f"layout {layout!r} is a variant of the small prompt set; the {prompt_set!r} prompts keep "
+                         "their own layout")
+    return replace(prompts, seek_next=_CHUNK_FIRST_NEXT["zh" if variant == "zh" else "en"])
 
 
 def ordinal(n: int) -> str:

@@ -59,19 +59,25 @@ class LocalServer:
     """`with LocalServer("qwen2.5-1.5b", context_window=8192) as server: llm = server.client()`."""
 
     def __init__(self, model: str = DEFAULT_MODEL, context_window: int = 8192, threads: int | None = None,
-                 progress: bool = True, persistent: bool = False) -> None:
+                 progress: bool = True, persistent: bool = False, prompt_cache_mb: int = 0) -> None:
         get_spec(model)
         if context_window < 512:
             raise ValueError(f"context_window={context_window} is too small for the server; use >= 512")
+        if prompt_cache_mb < 0:
+            raise ValueError(f"prompt_cache_mb={prompt_cache_mb} must be >= 0 (0: no prompt-state cache)")
         self.model = model
         self.context_window = context_window
         self.threads = threads or os.cpu_count() or 1
         self.progress = progress
         self.persistent = persistent  # announce this server for reuse by other runs (`extagents serve`)
+        # llama.cpp's KV state of recent prompts kept in RAM (extlib.llama_server), least recently used out first:
+        # an agent whose chunk leads its prompt then computes only the new suffix in later rounds
+        self.prompt_cache_mb = prompt_cache_mb
         self.process: subprocess.Popen | None = None
         self.port: int | None = None
         self.model_path: Path | None = None
-        self._record = cache_dir() / "servers" / f"{model}-ctx{context_window}.json"
+        cache = f"-cache{prompt_cache_mb}mb" if prompt_cache_mb else ""
+        self._record = cache_dir() / "servers" / f"{model}-ctx{context_window}{cache}.json"  # and its .log
 
     @property
     def base_url(self) -> str:
@@ -103,6 +109,9 @@ class LocalServer:
                 "n_batch": 512,
                 "logits_all": False,  # 35% faster prefill; we never need per-token logits
                 "verbose": False,
+                "cache": self.prompt_cache_mb > 0,
+                "cache_type": "ram",
+                "cache_size": self.prompt_cache_mb << 20,
             }],
         }
         config_path = self._record.with_suffix(".config.json")
@@ -113,7 +122,7 @@ class LocalServer:
                   file=sys.stderr)
         with open(log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "llama_cpp.server", "--config_file", str(config_path)],
+                [sys.executable, "-m", "extlib.llama_server", "--config_file", str(config_path)],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent,
             )
         atexit.register(self.stop)  # also when a notebook kernel or script exits without `with`

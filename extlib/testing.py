@@ -27,9 +27,10 @@ class ByteTokenizer:
 
 
 class ScriptedBackend:
-    """`responder(prompt) -> str` answers each call; it may raise (e.g. openai.APIConnectionError)."""
+    """`responder(prompt) -> str` answers each call; it may raise (e.g. openai.APIConnectionError). `delay_s`: the
+    time each call takes, or `delay_s(prompt)` for calls of different lengths."""
 
-    def __init__(self, responder: Callable[[str], str], delay_s: float = 0.0) -> None:
+    def __init__(self, responder: Callable[[str], str], delay_s: float | Callable[[str], float] = 0.0) -> None:
         self.responder = responder
         self.delay_s = delay_s
         self.prompts: list[str] = []
@@ -44,8 +45,9 @@ class ScriptedBackend:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            if self.delay_s:
-                await asyncio.sleep(self.delay_s)
+            delay = self.delay_s(prompt) if callable(self.delay_s) else self.delay_s
+            if delay:
+                await asyncio.sleep(delay)
             text = self.responder(prompt)
         finally:
             self.in_flight -= 1
@@ -57,7 +59,8 @@ class ScriptedBackend:
         yield SimpleNamespace(id="scripted")
 
 
-def scripted_client(responder: Callable[[str], str], delay_s: float = 0.0, **options) -> LLMClient:
+def scripted_client(responder: Callable[[str], str], delay_s: float | Callable[[str], float] = 0.0,
+                    **options) -> LLMClient:
     options.setdefault("tokenizer", ByteTokenizer())
     options.setdefault("backoff_s", 0.0)
     options.setdefault("api_key", "test")

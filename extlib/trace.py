@@ -48,6 +48,8 @@ class CallRecord:
     attempts: int = 1
     error: str | None = None
     dropped: str | None = None  # why a seeking reply was kept off the scratchpad
+    prefill_seconds: float | None = None  # the server's time reading the prompt's computed (not cached) tokens
+    generation_seconds: float | None = None  # and writing the reply (None: the endpoint does not say)
 
 
 @dataclass
@@ -67,15 +69,23 @@ class Prediction:
             "calls": len(self.calls),
             "prompt_tokens": sum(c.prompt_tokens for c in self.calls),
             "completion_tokens": sum(c.completion_tokens for c in self.calls),
-            "cached_tokens": sum(c.cached_tokens for c in self.calls),
+            "cached_tokens": sum(c.cached_tokens for c in self.calls),  # prompt tokens the server reused
             "cache_hits": sum(c.cache_hit for c in self.calls),
             "failed_calls": sum(c.error is not None for c in self.calls),
             # summed call latencies, queueing at the server included: concurrent calls overlap, so this
             # exceeds wall_seconds whenever calls run (or wait) side by side
             "call_seconds": round(sum(c.end - c.start for c in served), 3),
             "wall_seconds": round(wall, 3),
+            # the server's own prefill / generation time, summed over the calls that report it (None: none does)
+            "prefill_seconds": _total([c.prefill_seconds for c in served]),
+            "generation_seconds": _total([c.generation_seconds for c in served]),
         }
 
     def to_dict(self) -> dict[str, Any]:
         return {"task_id": self.task_id, "answer": self.answer, "rounds": self.rounds, "error": self.error,
                 "usage": self.usage, "extra": self.extra, "calls": [asdict(c) for c in self.calls]}
+
+
+def _total(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(sum(known), 3) if known else None

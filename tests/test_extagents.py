@@ -203,6 +203,58 @@ def test_shared_messages_always_fit_the_context_window():
     assert all(len(p.encode()) + 128 + CHAT_OVERHEAD_TOKENS <= window for p in reason_prompts)
 
 
+def test_the_chunk_first_layout_finds_the_second_hop_too():
+    prediction, backend = run(layout="chunk-first")
+    assert prediction.answer == "Westmarch" and prediction.rounds == 2
+    round2 = [p for p in backend.prompts if "Facts found so far" in p]
+    assert round2 and all(p.startswith("Text:\n") for p in round2)
+
+
+@pytest.mark.parametrize("layout", ["facts-first", "chunk-first"])
+def test_pipelined_kar_asks_the_same_steps_with_the_same_messages(layout):
+    """§4.3's pipeline changes when KAR's steps start, never what they read: the answer, the rounds and every
+    reasoning prompt equal those of the round-by-round schedule, whatever order the agents finish in."""
+    def finishing_order(prompt: str) -> float:  # agents behind the first hop finish late, reasoning is quick
+        return 0.0 if prompt.startswith("Facts found") or "Ezra Holloway was" in prompt else 0.02
+
+    knobs = {"rating": "order", "links": False, "layout": layout}
+    plain, plain_backend = run(**knobs)
+    piped, piped_backend = run(delay_s=finishing_order, pipeline=True, **knobs)
+    assert (piped.answer, piped.rounds) == (plain.answer, plain.rounds) == ("Westmarch", 2)
+    reasoning = [p for p in plain_backend.prompts if p.startswith("Facts found")]
+    assert [p for p in piped_backend.prompts if p.startswith("Facts found")] == reasoning
+    assert [(c.round, c.step) for c in piped.calls if c.role == "reason"] == [(1, 1), (2, 1), (2, 2)]
+    assert sorted((c.round, c.chunk) for c in piped.calls if c.role == "seek") == \
+        sorted((c.round, c.chunk) for c in plain.calls if c.role == "seek")
+    first_step = next(c for c in piped.calls if c.role == "reason")
+    assert first_step.end < max(c.end for c in piped.calls if c.role == "seek" and c.round == 1)  # it did overlap
+
+
+def test_pipelined_kar_answers_while_later_agents_read_and_ends_the_round():
+    """The first chunk holds both hops: KAR's top-1 step answers as soon as the agents ahead of it are done, and
+    the slow agents' calls are cancelled (named in the trail) instead of waited for. (Eight calls in flight, as a
+    batching server takes them: with fewer, the reasoning call waits for a slot behind queued seeking calls.)"""
+    def reader(prompt: str) -> str:
+        if prompt.startswith("Facts found"):
+            return "Answer: Westmarch" if "Westmarch" in prompt else "Answer: NO ANSWER"
+        text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0]
+        return "Ezra was born in Marrowby, which lies in Westmarch." if "Marrowby lies" in text else "NONE"
+
+    def slow_behind(prompt: str) -> float:
+        return 0.0 if prompt.startswith("Facts found") or "Marrowby lies" in prompt else 0.5
+
+    llm = scripted_client(reader, delay_s=slow_behind, concurrency=8)
+    knowledge = (HOP1 + HOP2 + FILLER * 6)[:400] + FILLER * 30
+    knobs = {"chunk_tokens": 400, "context_window": 2000, "rating": "order", "links": False, "grounding": 0.0}
+    task = Task("t", QUESTION, knowledge, ["Westmarch"])
+    piped = ExtAgents(pipeline=True, **knobs).run(task, llm)
+    assert piped.answer == "Westmarch" and piped.rounds == 1
+    assert [c.chunk for c in piped.calls if c.role == "seek"] == [0]
+    assert piped.extra["cancelled"] == [[1, 2, 3, 4, 5]]
+    plain = ExtAgents(**knobs).run(task, scripted_client(reader))
+    assert plain.answer == "Westmarch" and len([c for c in plain.calls if c.role == "seek"]) == 6
+
+
 def test_bm25_and_order_ratings_need_no_rating_calls():
     for rating in ("bm25", "order"):
         prediction, _ = run(rating=rating)
@@ -311,6 +363,10 @@ def test_a_prompt_that_cannot_fit_is_rejected_before_any_call():
     ({"input_tokens": -5}, "input_tokens must be a positive"),
     ({"prompt_set": "huge"}, "unknown prompt set"),
     ({"grounding": 1.5}, "grounding must be between"),
+    ({"layout": "sideways"}, "layout must be one of"),
+    ({"pipeline": True, "rating": "bm25", "links": False}, "rating=order"),
+    ({"pipeline": True, "rating": "order"}, "links=false"),
+    ({"pipeline": True, "rating": "order", "links": False, "mode": "reference-code"}, "mode=paper"),
 ])
 def test_invalid_knobs_are_rejected_with_a_clear_message(knobs, message):
     with pytest.raises(ValueError, match=message):

@@ -144,7 +144,8 @@ def test_a_real_openai_client_works_across_event_loops_and_reads_usage():
                                 "choices": [{"index": 0, "finish_reason": "stop",
                                              "message": {"role": "assistant", "content": "pong"}}],
                                 "usage": {"prompt_tokens": 7, "completion_tokens": 1, "total_tokens": 8,
-                                          "prompt_tokens_details": {"cached_tokens": 3}}}).encode()
+                                          "prompt_tokens_details": {"cached_tokens": 3},
+                                          "timings": {"prompt_ms": 250.0, "predicted_ms": 40}}}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(reply)))
@@ -161,5 +162,6 @@ def test_a_real_openai_client_works_across_event_loops_and_reads_usage():
         for _ in range(3):
             done = asyncio.run(llm.complete("ping"))
             assert (done.text, done.attempts, done.prompt_tokens, done.cached_tokens) == ("pong", 1, 7, 3)
+            assert (done.prefill_seconds, done.generation_seconds) == (0.25, 0.04)
     finally:
         server.shutdown()

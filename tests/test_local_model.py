@@ -212,3 +212,38 @@ def test_run_cli_writes_resumable_run_files_on_the_bundled_model(tmp_path):
     assert "| hotpotqa | 600 | d" in first.stdout.decode()
     again = cli(*args)  # everything answered: nothing is asked again, no row is added
     assert again.returncode == 0 and all(len(f.read_text().splitlines()) == 2 for f in files)
+
+
+def test_the_server_reports_what_it_reused_and_its_prompt_cache_keeps_each_chunk():
+    """Two agents, two rounds, chunk-first layout: the bundled server reports per call the prompt tokens it took
+    from its caches and its prefill / generation time. Without the prompt-state cache only the previous call's
+    KV is reusable (agent 0's round 2 follows agent 1's round 1, which shares the template's start alone); with
+    it each agent's round 2 computes only what follows its chunk and question, and writes the same replies."""
+    import asyncio
+
+    from extlib import agents
+    from extlib.prompts import get_prompts
+
+    paragraphs = (DATA / "harbour.txt").read_text().split("\n\n")
+    chunks = ["\n\n".join(paragraphs[:2]), "\n\n".join(paragraphs[2:])]
+    prompts = get_prompts("small", "en", "chunk-first")
+    shown = ["The lighthouse keeper of Pellmouth is Ezra Holloway."]
+
+    async def rounds(llm):
+        calls = [await agents.seek(llm, prompts, QUESTION, chunk, i, shown if t == 2 else [], t, 24)
+                 for t in (1, 2) for i, chunk in enumerate(chunks)]
+        return [record for _, record in calls]
+
+    records = {}
+    for prompt_cache_mb in (0, 64):
+        with LocalServer(TEST_MODEL, context_window=1024, prompt_cache_mb=prompt_cache_mb) as server:
+            records[prompt_cache_mb] = asyncio.run(rounds(server.client(concurrency=1)))
+            tokenizer = server.tokenizer()
+    for record in records[0] + records[64]:
+        assert record.prompt_tokens > record.cached_tokens >= 0
+        assert record.prefill_seconds is not None and record.generation_seconds is not None
+    repeated = len(tokenizer.encode(agents.seek_prompt(prompts, QUESTION, chunks[0], [], 1).split("Write down")[0]))
+    agent0_round2 = 2
+    assert records[0][agent0_round2].cached_tokens < repeated // 2
+    assert records[64][agent0_round2].cached_tokens >= repeated  # its chunk and the question came from the cache
+    assert [r.output for r in records[64]] == [r.output for r in records[0]]

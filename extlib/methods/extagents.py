@@ -26,13 +26,22 @@ Choices the paper leaves open, made explicit here:
   accumulate only in round 1 and then read everything, which `mode="reference-code"` reproduces, along
   with broadcasting every message (cut to fit) and making one call at a time: PROTOCOLS below holds
   everything the mode changes.
+- `layout="chunk-first"` puts an agent's chunk first in every round's prompt, so a server with a prefix cache
+  (vLLM's, or the bundled server's prompt-state cache) computes only the shared messages and the instruction in
+  rounds >= 2; the small prompts' default puts the facts found so far before the chunk (see extlib.prompts).
+- `pipeline` (rating=order, links off) runs KAR's steps while the round's later agents are still reading, the
+  interleaved pipeline of §4.3: same steps, same messages, earlier; the first answer cancels the rest.
 - With `rating="llm"` each new or updated message is rated in a call of its own (the paper appends the
   rating prompt to the seeking agent); this costs one short call per changed message and round.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from tqdm import tqdm
 
 from .. import agents
 from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
@@ -41,7 +50,7 @@ from ..fan_out import fan_out
 from ..grounding import admission, grounding_terms, names
 from ..llm import LLMClient
 from ..parsing import is_no_information
-from ..prompts import PromptSet, get_prompts
+from ..prompts import LAYOUTS, PromptSet, get_prompts
 from ..retrieval import bm25_scores
 from ..trace import CallRecord, Prediction, Task
 from .base import ChunkedConfig, Method, knob
@@ -67,6 +76,9 @@ class ExtAgentsConfig(ChunkedConfig):
                      choices=MODES)
     prompt_set: str = knob("small", "small (tuned for small models) or paper (Appendix E.3)")
     variant: str | None = knob(None, "prompt variant en, zh or hotpotqa (None: the task's language)")
+    layout: str = knob("facts-first", "small prompts, rounds >= 2: facts-first (the facts found so far, then the "
+                       "chunk) or chunk-first (the chunk leads every round's prompt, so a server's prefix cache "
+                       "computes only what changed)", choices=LAYOUTS)
     seek_max_tokens: int = knob(256, "tokens of each seeking agent's reply")
     reason_max_tokens: int = knob(128, "tokens of each reasoning step")
     grounding: float | None = knob(None, "the grounding check (extlib.grounding.admission) with this least share of "
@@ -76,9 +88,19 @@ class ExtAgentsConfig(ChunkedConfig):
                               "the question's (a bridge fact after the fact it continues); None: on with the small "
                               "prompt set, off with the paper's")
 
+    pipeline: bool = knob(False, "KAR interleaved with seeking (§4.3): the reasoning step over the top 2^(s-1) "
+                          "messages runs while later agents still read, and the round ends when it answers "
+                          "(rating=order, links off: a ranking fixed before the messages arrive)")
+
     def check(self) -> None:
         super().check()
-        get_prompts(self.prompt_set, self.variant or "en")
+        get_prompts(self.prompt_set, self.variant or "en", self.layout)
+        links = self.links if self.links is not None else self.prompt_set == "small"
+        if self.pipeline and (self.rating != "order" or links or not self.kar or self.mode != "paper"):
+            raise ValueError("pipeline needs a ranking known before the messages arrive and KAR in every round: set "
+                             "rating=order, links=false, kar=true, mode=paper (bm25 and LLM ratings rank a message "
+                             "only against all the round's others, and links moves a message up when a later one "
+                             "names what it names)")
 
 
 @dataclass(frozen=True)
@@ -91,6 +113,17 @@ class Protocol:
 
 
 PROTOCOLS = {"paper": Protocol(True, True, True), "reference-code": Protocol(False, False, False)}
+
+
+@dataclass
+class EarlyReasoning:
+    """KAR steps the pipeline ran while the round's agents were still reading."""
+
+    records: list[CallRecord] = field(default_factory=list)
+    asked: set[int] = field(default_factory=set)  # steps (message counts) that said NO ANSWER
+    answer: str | None = None  # the answer that ended the round early
+    error: str | None = None
+    cancelled: list[int] = field(default_factory=list)  # agents whose calls the answer cancelled
 
 
 def kar_schedule(n: int) -> list[int]:
@@ -160,7 +193,7 @@ class ExtAgents(Method):
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg, protocol = self.config, PROTOCOLS[self.config.mode]
-        prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang)
+        prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang, cfg.layout)
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
         pad = Scratchpad(llm, task.question, self.small_model_checks if cfg.links is None else cfg.links)
@@ -172,23 +205,27 @@ class ExtAgents(Method):
             shown = self._shared(pad, active, t, seek_room, protocol)  # Top_k(M_{t-1}) for each agent
             shared = {i: pad.texts(ids) for i, ids in shown.items()}
             trail["broadcast"].append(next(iter(shown.values()), []) if cfg.gks else [])
-            replies = await fan_out([agents.seek(llm, prompts, task.question, chunks[i], i, shared[i], t,
-                                                 cfg.seek_max_tokens) for i in active],
-                                    f"{task.id} round {t}: seeking agents", not protocol.parallel, self.progress)
-            calls += [record for _, record in replies]
-            all_failed = all(message is None for message, _ in replies)
+            seeking = {i: agents.seek(llm, prompts, task.question, chunks[i], i, shared[i], t, cfg.seek_max_tokens)
+                       for i in active}
+            admit = self._admission(pad, active, shared, chunks, prompts, task.question, t)
+            replies, changed, early = await self._seek(seeking, admit, reasoning_llm or llm, prompts, task, pad,
+                                                       reason_room, t, protocol)
+            calls += [record for _, record in replies.values()] + early.records
+            all_failed = all(message is None for message, _ in replies.values())
             if all_failed and not pad.notes:
                 return Prediction(task.id, "", t, calls, error=f"all {len(replies)} seeking calls failed in "
-                                  f"round {t}; first error: {replies[0][1].error}")
-            changed = self._admit(pad, dict(zip(list(active), replies)), active, shared, chunks, prompts,
-                                  task.question, t)
+                                  f"round {t}; first error: {next(iter(replies.values()))[1].error}")
             calls += await self._rate(llm, prompts, task.question, pad, changed, t, protocol)
             trail["ranking"].append(pad.ranked())
+            if early.cancelled:
+                trail.setdefault("cancelled", []).append(early.cancelled)
+            if early.answer is not None or early.error:  # KAR answered (or failed) while agents were reading
+                return Prediction(task.id, early.answer or "", t, calls, error=early.error, extra=trail)
             # Nothing new on the scratchpad: the next round would see the same messages, so answer now.
             # A round whose every call failed also ends synchronization, answering from what was found.
             final = t == cfg.rounds or not active or not changed or all_failed
             answer, reasoning_calls = await self._reason(reasoning_llm or llm, prompts, task.question, pad,
-                                                         reason_room, t, final, protocol)
+                                                         reason_room, t, final, protocol, early.asked)
             calls += reasoning_calls
             if reasoning_calls and reasoning_calls[-1].error:
                 return Prediction(task.id, "", t, calls, error=f"reasoning failed: {reasoning_calls[-1].error}",
@@ -233,35 +270,105 @@ class ExtAgents(Method):
             return {i: broadcast for i in active}
         return {i: pad.top_k([i] if i in pad.notes else [], room) for i in active}
 
-    def _admit(self, pad: Scratchpad, replies: dict[int, tuple[str | None, CallRecord]], active: list[int],
-               shared: dict[int, list[str]], chunks: list[str], prompts: PromptSet, question: str,
-               t: int) -> list[int]:
-        """Put the round's replies on the scratchpad (m_{i,t} = m_{i,t-1} + the new reply) and return the agents
-        whose message changed. Kept off, with the reason in the trace: failed calls, NO INFORMATION (with
-        exclusion the chunk is not read again), replies that add no term beyond the scratchpad and the
-        template, and (with the grounding check) echoes of the question or the shown messages and replies whose
-        claims are not in the agent's chunk (extlib.grounding.admission)."""
+    def _admission(self, pad: Scratchpad, active: list[int], shared: dict[int, list[str]], chunks: list[str],
+                   prompts: PromptSet, question: str, t: int) -> Callable[[int, tuple[str | None, CallRecord]], bool]:
+        """`admit(i, reply)` puts agent i's reply on the scratchpad (m_{i,t} = m_{i,t-1} + the new reply) and says
+        whether its message changed. Kept off, with the reason in the trace: failed calls, NO INFORMATION (with
+        exclusion the chunk is not read again), replies that add no term beyond the scratchpad before this round
+        and the template, and (with the grounding check) echoes of the question or the shown messages and
+        replies whose claims are not in the agent's chunk (extlib.grounding.admission). Each reply is judged
+        against the scratchpad as the round found it, so the order the replies arrive in does not matter."""
         template = frozenset(grounding_terms(agents.seek_prompt(prompts, "", "", [], t)))
         known = grounding_terms(" ".join(pad.notes.values())) | template
-        changed = []
-        for i, (message, record) in replies.items():
+
+        def admit(i: int, reply: tuple[str | None, CallRecord]) -> bool:
+            message, record = reply
             if message is None:
-                continue  # failed call, already in the trace; the agent keeps its previous message
+                return False  # failed call, already in the trace; the agent keeps its previous message
             if is_no_information(message):
                 if self.config.exclusion:
                     active.remove(i)
-                continue
+                return False
             if not grounding_terms(message) - known:
                 record.dropped = "adds nothing to the scratchpad"
-                continue
+                return False
             if self.min_grounding > 0:
                 why = admission(message, chunks[i], shared[i], question, self.min_grounding, template)
                 if why:
                     record.dropped = why
-                    continue
+                    return False
             pad.notes[i] = f"{pad.notes[i]}\n{message.strip()}" if i in pad.notes else message.strip()
-            changed.append(i)
-        return changed
+            return True
+        return admit
+
+    async def _seek(self, seeking: dict[int, Awaitable], admit: Callable, reasoner: LLMClient, prompts: PromptSet,
+                    task: Task, pad: Scratchpad, room: int, t: int,
+                    protocol: Protocol) -> tuple[dict[int, tuple[str | None, CallRecord]], list[int], EarlyReasoning]:
+        """Round t's seeking agents: their replies, the agents whose message changed, and (with `pipeline`) the
+        KAR steps that ran while they read."""
+        if self.config.pipeline:
+            return await self._seek_with_kar(seeking, admit, reasoner, prompts, task, pad, room, t)
+        results = await fan_out(list(seeking.values()), f"{task.id} round {t}: seeking agents", not protocol.parallel,
+                                self.progress)
+        replies = dict(zip(seeking, results))
+        return replies, [i for i, reply in replies.items() if admit(i, reply)], EarlyReasoning()
+
+    async def _seek_with_kar(self, seeking: dict[int, Awaitable], admit: Callable, reasoner: LLMClient,
+                             prompts: PromptSet, task: Task, pad: Scratchpad, room: int,
+                             t: int) -> tuple[dict[int, tuple[str | None, CallRecord]], list[int], EarlyReasoning]:
+        """§4.3's interleaved pipeline. With the order rating a message's rank is its agent's place, so the top
+        2^(s-1) messages are known once every agent ahead of them has replied: KAR step s reads them then, while
+        the agents behind are still reading, and its answer ends the round (the unfinished calls are
+        cancelled). The steps are the ones the round would take after all replies, asked in the same order
+        with the same messages: only the time they start changes (a step asked without the round's last word
+        is never the forced one; `_reason` asks that after)."""
+        tasks = {i: asyncio.ensure_future(job) for i, job in seeking.items()}
+        replies: dict[int, tuple[str | None, CallRecord]] = {}
+        changed: list[int] = []
+        early, step = EarlyReasoning(), None
+        size = 1  # KAR's next step reads the top `size` messages
+        with tqdm(total=len(tasks), desc=f"{task.id} round {t}: seeking agents (KAR pipelined)", unit="call",
+                  leave=False, disable=not self.progress) as bar:
+            try:
+                while len(replies) < len(tasks) or step is not None:
+                    waiting = {f for i, f in tasks.items() if i not in replies} | ({step} if step else set())
+                    done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                    for i, future in tasks.items():
+                        if future in done:
+                            replies[i] = future.result()
+                            changed += [i] if admit(i, replies[i]) else []
+                            bar.update(1)
+                    if step in done:
+                        answer, record = step.result()
+                        early.records.append(record)
+                        if record.error:
+                            early.error = f"reasoning failed: {record.error}"
+                        if record.error or answer is not None:
+                            early.answer = answer
+                            break
+                        early.asked.add(size)
+                        size, step = size * 2, None
+                    ready = self._settled(pad, tasks, replies, room)
+                    if step is None and len(replies) < len(tasks) and len(ready) >= size:
+                        step = asyncio.ensure_future(agents.reason(
+                            reasoner, prompts, task.question, pad.texts(ready[:size]), False, t,
+                            self.config.reason_max_tokens, self.min_grounding > 0))
+            finally:
+                for future in [*tasks.values(), *([step] if step else [])]:
+                    future.cancel()
+        early.cancelled = sorted(set(tasks) - set(replies))
+        return dict(sorted(replies.items())), sorted(changed), early
+
+    def _settled(self, pad: Scratchpad, tasks: dict[int, asyncio.Future], replies: dict, room: int) -> list[int]:
+        """The leading messages of the round's final ranking (order rating: agent order, greedy within `room`)
+        that no unfinished agent can still change or precede."""
+        ids = []
+        for i in sorted(set(pad.notes) | set(tasks)):
+            if i in tasks and i not in replies:
+                break
+            if i in pad.notes:
+                ids.append(i)
+        return pad.top_k(ids, room)
 
     async def _rate(self, llm: LLMClient, prompts: PromptSet, question: str, pad: Scratchpad, changed: list[int],
                     t: int, protocol: Protocol) -> list[CallRecord]:
@@ -280,9 +387,10 @@ class ExtAgents(Method):
         return [record for _, record in results]
 
     async def _reason(self, llm: LLMClient, prompts: PromptSet, question: str, pad: Scratchpad, room: int, t: int,
-                      final: bool, protocol: Protocol) -> tuple[str | None, list[CallRecord]]:
+                      final: bool, protocol: Protocol, asked: set[int] = frozenset()) -> tuple[str | None,
+                                                                                          list[CallRecord]]:
         """KAR (eq. 8): top-1, 2, 4, ... messages until the agent can answer; forced on the last step of
-        the last round."""
+        the last round. `asked`: steps the pipeline already asked while the agents read (they said NO ANSWER)."""
         usable = pad.texts(pad.top_k(pad.ranked(), room))
         if not usable and not final:
             return None, []
@@ -291,6 +399,8 @@ class ExtAgents(Method):
         records = []
         for step, size in enumerate(sizes):
             must = final and step == len(sizes) - 1
+            if size in asked and not must:
+                continue
             answer, record = await agents.reason(llm, prompts, question, usable[:size], must, t,
                                                  self.config.reason_max_tokens, self.min_grounding > 0)
             records.append(record)
