@@ -34,6 +34,8 @@ WORDS = DEMO.read_text().split()
 def text_of(tokens: int, llm: LLMClient, offset: int) -> str:
     """Distinct demo text of about `tokens` tokens (distinct, so no engine serves it from a prefix cache)."""
     words = WORDS[offset:offset + tokens]
+    if len(words) < tokens // 2:
+        raise ValueError(f"offset {offset} leaves too little of the {len(WORDS):,}-word demo text")
     while llm.count_tokens(" ".join(words)) > tokens:
         words = words[:-max(1, len(words) // 50)]
     return " ".join(words)
@@ -48,20 +50,20 @@ async def timed(llm: LLMClient, prompt: str, max_tokens: int) -> tuple[float, in
 async def measure(llm: LLMClient) -> dict:
     prefill = []
     for k in range(3):
-        text = text_of(2000, llm, 5000 * (k + 1))
+        text = text_of(2000, llm, 4000 * k)
         seconds, _ = await timed(llm, text + "\n\nSay OK.", 1)
         prefill.append(llm.count_tokens(text) / seconds)
     counting = "Count from 1 to 1000, separated by commas: 1, 2, 3,"
     one, _ = await timed(llm, counting, 1)
     many, written = await timed(llm, counting, 128)
     prompts = get_prompts("small", "en")
-    chunks = [text_of(512, llm, 40000 + 1000 * k) for k in range(4)]
+    chunks = [text_of(512, llm, 14000 + 600 * k) for k in range(4)]
     question = "Who was born in Kettleby?"
     start = time.perf_counter()
     for i, chunk in enumerate(chunks):
         await agents.seek(llm, prompts, question, chunk, i, [], 1, 64)
     one_by_one = time.perf_counter() - start
-    chunks = [text_of(512, llm, 50000 + 1000 * k) for k in range(4)]  # fresh text: no prefix reuse
+    chunks = [text_of(512, llm, 20000 + 600 * k) for k in range(4)]  # fresh text: no prefix reuse
     start = time.perf_counter()
     await asyncio.gather(*(agents.seek(llm, prompts, question, c, i, [], 1, 64) for i, c in enumerate(chunks)))
     together = time.perf_counter() - start

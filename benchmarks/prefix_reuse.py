@@ -80,6 +80,9 @@ def measure(sets: list[str], n: int, cache_mb: int, model: str, out: Path) -> No
         with LocalServer(model, context_window=setting.window) as plain, \
                 LocalServer(model, context_window=setting.window, prompt_cache_mb=cache_mb) as cached:
             servers = {"facts-first": plain, "chunk-first": cached}
+            if any(server.process is None for server in servers.values()):
+                raise SystemExit("a server of `extagents serve` was reused; stop it, so that both arms run on servers "
+                                 "started here with known settings")
             llms = {arm: server.client(concurrency=1) for arm, server in servers.items()}
             tasks = [demo_task()] if name == "demo" else \
                 load_tasks(name, setting.input_tokens, n=n, seed=setting.seed, tokenizer=llms["facts-first"].tokenizer)

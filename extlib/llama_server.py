@@ -50,7 +50,9 @@ def _save_state(self) -> llama_cpp.LlamaState:
     written = llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size)
     if written > size:
         raise RuntimeError("llama.cpp wrote more state than it announced")
-    state = llama_cpp.LlamaState(input_ids=self.input_ids.copy(), scores=np.zeros((0, self._n_vocab), np.single),
+    input_ids = self.input_ids.copy()
+    input_ids[self.n_tokens:] = -1  # the cache matches prefixes on the whole array: no stale token past the state
+    state = llama_cpp.LlamaState(input_ids=input_ids, scores=np.zeros((0, self._n_vocab), np.single),
                                  n_tokens=self.n_tokens, llama_state=ctypes.string_at(buffer, written),
                                  llama_state_size=written, seed=self._seed)
     _add_cache_time(self, start)

@@ -232,8 +232,8 @@ def test_pipelined_kar_asks_the_same_steps_with_the_same_messages(layout):
 
 def test_pipelined_kar_answers_while_later_agents_read_and_ends_the_round():
     """The first chunk holds both hops: KAR's top-1 step answers as soon as the agents ahead of it are done, and
-    the slow agents' calls are cancelled (named in the trail) instead of waited for. (Eight calls in flight, as a
-    batching server takes them: with fewer, the reasoning call waits for a slot behind queued seeking calls.)"""
+    the slow agents' calls are cancelled (named in the trail) instead of waited for. The reasoning call has a slot
+    of its own, so it is not queued behind the seeking calls waiting for one of the client's four."""
     def reader(prompt: str) -> str:
         if prompt.startswith("Facts found"):
             return "Answer: Westmarch" if "Westmarch" in prompt else "Answer: NO ANSWER"
@@ -243,7 +243,7 @@ def test_pipelined_kar_answers_while_later_agents_read_and_ends_the_round():
     def slow_behind(prompt: str) -> float:
         return 0.0 if prompt.startswith("Facts found") or "Marrowby lies" in prompt else 0.5
 
-    llm = scripted_client(reader, delay_s=slow_behind, concurrency=8)
+    llm = scripted_client(reader, delay_s=slow_behind)
     knowledge = (HOP1 + HOP2 + FILLER * 6)[:400] + FILLER * 30
     knobs = {"chunk_tokens": 400, "context_window": 2000, "rating": "order", "links": False, "grounding": 0.0}
     task = Task("t", QUESTION, knowledge, ["Westmarch"])
@@ -253,6 +253,21 @@ def test_pipelined_kar_answers_while_later_agents_read_and_ends_the_round():
     assert piped.extra["cancelled"] == [[1, 2, 3, 4, 5]]
     plain = ExtAgents(**knobs).run(task, scripted_client(reader))
     assert plain.answer == "Westmarch" and len([c for c in plain.calls if c.role == "seek"]) == 6
+
+
+def test_pipelined_kar_never_asks_the_last_step_unforced_in_a_final_round():
+    """One round (so it is final): the step over every usable message must be asked in its forced form only, as
+    the round-by-round schedule asks it, even when the agents still reading turn out to add nothing."""
+    def slow_behind_first_hop(prompt: str) -> float:
+        return 0.0 if prompt.startswith("Facts found") or "Ezra Holloway was" in prompt else 0.02
+
+    knobs = {"rating": "order", "links": False, "rounds": 1}
+    plain, plain_backend = run(**knobs)
+    piped, piped_backend = run(delay_s=slow_behind_first_hop, pipeline=True, **knobs)
+    assert piped.answer == plain.answer
+    reasoning = [p for p in plain_backend.prompts if p.startswith("Facts found")]
+    assert [p for p in piped_backend.prompts if p.startswith("Facts found")] == reasoning
+    assert len(reasoning) == 1 and "best answer" in reasoning[0]  # the forced step alone
 
 
 def test_bm25_and_order_ratings_need_no_rating_calls():

@@ -323,6 +323,7 @@ class ExtAgents(Method):
         with the same messages: only the time they start changes (a step asked without the round's last word
         is never the forced one; `_reason` asks that after)."""
         tasks = {i: asyncio.ensure_future(job) for i, job in seeking.items()}
+        kar_llm = reasoner.with_concurrency(1)  # a slot of its own: never queued behind the round's seeking calls
         replies: dict[int, tuple[str | None, CallRecord]] = {}
         changed: list[int] = []
         early, step = EarlyReasoning(), None
@@ -349,9 +350,13 @@ class ExtAgents(Method):
                         early.asked.add(size)
                         size, step = size * 2, None
                     ready = self._settled(pad, tasks, replies, room)
-                    if step is None and len(replies) < len(tasks) and len(ready) >= size:
+                    # A step over every usable message is the round's last, forced if the round is final; it may
+                    # start early only when it cannot be that: more messages are settled, or this round is sure
+                    # to go on (something changed and rounds are left).
+                    unforced = len(ready) > size or (changed and t < self.config.rounds)
+                    if step is None and len(replies) < len(tasks) and len(ready) >= size and unforced:
                         step = asyncio.ensure_future(agents.reason(
-                            reasoner, prompts, task.question, pad.texts(ready[:size]), False, t,
+                            kar_llm, prompts, task.question, pad.texts(ready[:size]), False, t,
                             self.config.reason_max_tokens, self.min_grounding > 0))
             finally:
                 for future in [*tasks.values(), *([step] if step else [])]:
