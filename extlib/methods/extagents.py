@@ -92,11 +92,15 @@ class ExtAgentsConfig(ChunkedConfig):
                           "messages runs while later agents still read, and the round ends when it answers "
                           "(rating=order, links off: a ranking fixed before the messages arrive)")
 
+    @property
+    def ranks_by_links(self) -> bool:
+        """`links` as set, or its default: on with the small prompt set."""
+        return self.links if self.links is not None else self.prompt_set == "small"
+
     def check(self) -> None:
         super().check()
         get_prompts(self.prompt_set, self.variant or "en", self.layout)
-        links = self.links if self.links is not None else self.prompt_set == "small"
-        if self.pipeline and (self.rating != "order" or links or not self.kar or self.mode != "paper"):
+        if self.pipeline and (self.rating != "order" or self.ranks_by_links or not self.kar or self.mode != "paper"):
             raise ValueError("pipeline needs a ranking known before the messages arrive and KAR in every round: set "
                              "rating=order, links=false, kar=true, mode=paper (bm25 and LLM ratings rank a message "
                              "only against all the round's others, and links moves a message up when a later one "
@@ -196,7 +200,7 @@ class ExtAgents(Method):
         prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang, cfg.layout)
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
-        pad = Scratchpad(llm, task.question, self.small_model_checks if cfg.links is None else cfg.links)
+        pad = Scratchpad(llm, task.question, cfg.ranks_by_links)
         seek_room, reason_room = self._rooms(prompts, task.question, pad)
         calls: list[CallRecord] = []
         active = list(range(len(chunks)))  # agents still reading (chunk exclusion removes some)
