@@ -1,0 +1,75 @@
+"""Numbered citations: the writers cite the sources they were shown as [3] or [1, 4]; a number the writer was not
+shown is removed (and counted); the finished survey numbers its references in order of first citation; and the
+paper's citation measures (Appendix E.1) are counted on the finished text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+
+CITATION = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")  # [3], [1, 4], [2; 5]
+_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Every cited number, in order, a bracket of several counting each."""
+    return [int(n) for match in CITATION.finditer(text) for n in re.split(r"[,;]", match.group(1))]
+
+
+def _rewrite(text: str, number: Callable[[int], int | None]) -> str:
+    """Each citation's numbers mapped by `number` (None drops one; a bracket left empty goes, with its space)."""
+    def one(match: re.Match) -> str:
+        kept = [n for n in (number(int(x)) for x in re.split(r"[,;]", match.group(1))) if n is not None]
+        kept = list(dict.fromkeys(kept))
+        return f"[{', '.join(map(str, kept))}]" if kept else "\x00"
+
+    out = CITATION.sub(one, text)
+    out = re.sub(r"[ \t]*\x00", "", out)
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", out) if out != text else out
+
+
+def keep_citations(text: str, allowed: Collection[int]) -> tuple[str, int]:
+    """`text` without the cited numbers outside `allowed` (sources the writer was not shown), and how many went."""
+    dropped = sum(1 for n in cited_numbers(text) if n not in allowed)
+    return (_rewrite(text, lambda n: n if n in allowed else None), dropped) if dropped else (text, 0)
+
+
+def renumber(text: str, local_ids: Mapping[int, str], numbering: dict[str, int]) -> str:
+    """Section-local numbers -> the survey's reference numbers, giving each newly cited source the next number
+    (`numbering`, source id -> number, grows in order of first citation)."""
+    def number(n: int) -> int | None:
+        source_id = local_ids.get(n)
+        if source_id is None:
+            return None
+        return numbering.setdefault(source_id, len(numbering) + 1)
+    return _rewrite(text, number)
+
+
+@dataclass(frozen=True)
+class CitationStats:
+    """The paper's survey measures (Table 4, Appendix E.1), counted on the survey's text without its reference list."""
+
+    citations: int  # distinct sources cited: the size of the reference list
+    citation_marks: int  # every cited number, a bracket of several counting each
+    tokens: int
+    duplicate_marks: int  # marks that cite a source already cited earlier in the survey
+
+    @property
+    def density(self) -> float:
+        """Citations per 1,000 tokens of survey text."""
+        return 1000 * self.citation_marks / self.tokens if self.tokens else 0.0
+
+    @property
+    def duplication_rate(self) -> float:
+        """Duplicate citations over all citations, in percent."""
+        return 100 * self.duplicate_marks / self.citation_marks if self.citation_marks else 0.0
+
+    def as_row(self) -> dict[str, float]:
+        return {"citations": self.citations, "citation marks": self.citation_marks, "tokens": self.tokens,
+                "citation density": round(self.density, 2), "duplication rate %": round(self.duplication_rate, 2)}
+
+
+def citation_stats(text: str, count_tokens: Callable[[str], int]) -> CitationStats:
+    marks = cited_numbers(text)
+    return CitationStats(len(set(marks)), len(marks), count_tokens(text), len(marks) - len(set(marks)))
