@@ -325,10 +325,8 @@ def figures(args: argparse.Namespace) -> int:
 
 
 def survey(args: argparse.Namespace) -> int:
-    from .survey import judge_pair, load_sources, summarize, write_survey
-    from .survey.judge import judgement_rows
+    from .survey import judge_surveys, load_sources, write_survey
     from .survey.report import markdown_table
-    from .survey.run import survey_body, topic_folder
 
     systems = [m.strip() for m in args.method.split(",") if m.strip()]
     unknown = [m for m in systems if m not in WRITERS]
@@ -338,29 +336,22 @@ def survey(args: argparse.Namespace) -> int:
         raise UserError("judging compares two systems: give --method extagents,autosurvey, or --judge-samples 0")
     config = config_from_flags(args, SurveyConfig)
     collection = load_sources(args.sources)
-    judging = bool(args.judge_samples)
-    window = max(config.context_window, args.judge_window if judging else 0)
+    window = max(config.context_window, args.judge_window if args.judge_samples else 0)
     with clients(replace(_engine(args), context_window=window)) as (llm, reasoner):
-        surveys = {s: run_sync(write_survey(args.topic, collection, s, llm, config, Path(args.out), reasoner))
-                   for s in systems}
-        for result in surveys.values():
+        surveys = [run_sync(write_survey(args.topic, collection, s, llm, config, Path(args.out), reasoner))
+                   for s in systems]
+        rows = [result.row() for result in surveys]
+        for result in surveys:
             print(f"[{result.system}] {result.path}" + (f"  (sections {result.failed} failed: rerun to write "
                                                          "them)" if result.failed else ""))
-        rows = [result.row() for result in surveys.values()]
-        if judging:
-            judgements = run_sync(judge_pair(llm, surveys[systems[0]].topic, {s: survey_body(r.markdown) for s, r in
-                                                                             surveys.items()}, args.judge_samples,
+        if args.judge_samples:
+            summary = run_sync(judge_surveys(llm, *surveys, Path(args.out), args.judge_samples,
                                              args.judge_temperature, args.judge_window))
-            summary = summarize(judgements)
-            path = topic_folder(Path(args.out), surveys[systems[0]].topic) / "judge.json"
-            path.write_text(json.dumps({"model": llm.model_id, "samples": args.judge_samples,
-                                        "temperature": args.judge_temperature, "summary": summary,
-                                        "judgements": judgement_rows(judgements)}, ensure_ascii=False, indent=1))
             for row in rows:
                 row.update({f"judge {k}": v for k, v in summary[row["system"]].items()})
-            print(f"judgements: {path}")
+            print(f"judgements: {surveys[0].path.parents[1] / 'judge.json'}")
     print(markdown_table(rows))
-    return 1 if any(r.failed for r in surveys.values()) else 0
+    return 1 if any(r.failed for r in surveys) else 0
 
 
 def report(args: argparse.Namespace) -> int:

@@ -23,9 +23,13 @@ class SurveyConfig(MethodConfig):
 
     context_window: int = knob(2048, "L, the model's context window in tokens: every call of both systems fits it")
     sections: int = knob(3, "sections of the outline")
+    topic_sources: int = knob(120, "sources retrieved for the topic: the outline is planned from the best of them and "
+                              "each section takes its own from them (BM25 on the topic alone keeps a section's "
+                              "words from pulling in off-topic sources)")
     outline_sources: int = knob(30, "titles of the best-ranked sources the outline is planned from")
-    sources_per_section: int = knob(24, "sources retrieved for each section, best first (AutoSurvey: 60 papers): "
-                                    "ExtAgents' seeking agents read them all, the baseline what its window holds")
+    sources_per_section: int = knob(24, "sources of the topic's ranked again for each section, best first (AutoSurvey: "
+                                    "60 papers): ExtAgents' seeking agents read them all, the baseline what its "
+                                    "window holds")
     chunk_tokens: int = knob(768, "|d_i|, the tokens of sources each seeking agent reads (whole sources)")
     rounds: int = knob(2, "T, ExtAgents' synchronization rounds per section (fewer when a round adds nothing)")
     kar: bool = knob(True, "ExtAgents drafts a section from the top 1, 2, 4, ... facts, one paragraph a step "
@@ -37,6 +41,10 @@ class SurveyConfig(MethodConfig):
     words: int = knob(250, "the length the baseline is asked to write, in words (AutoSurvey: 700)")
 
     def check(self) -> None:
+        if max(self.outline_sources, self.sources_per_section) > self.topic_sources:
+            raise ValueError(f"outline_sources ({self.outline_sources}) and sources_per_section "
+                             f"({self.sources_per_section}) are taken from topic_sources ({self.topic_sources}): "
+                             "raise topic_sources or lower them")
         if self.chunk_tokens + self.seek_max_tokens >= self.context_window:
             raise ValueError(f"chunk_tokens ({self.chunk_tokens}) + seek_max_tokens ({self.seek_max_tokens}) must "
                              f"be below context_window ({self.context_window}) to leave room for the instructions")

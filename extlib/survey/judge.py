@@ -6,7 +6,7 @@ mean score (the paper's "LLM-as-a-Judge (1 ~ 10)") and its wins, ties and losses
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ..budget import CHAT_OVERHEAD_TOKENS, require_fit
 from ..calls import call
@@ -73,7 +73,3 @@ def summarize(judgements: list[Judgement]) -> dict[str, dict]:
                      "win rate": round((wins + ties / 2) / len(read), 3) if read else None,
                      "unreadable": len(judgements) - len(read)}
     return out
-
-
-def judgement_rows(judgements: list[Judgement]) -> list[dict]:
-    return [asdict(j) for j in judgements]

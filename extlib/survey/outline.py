@@ -10,7 +10,7 @@ from ..calls import call
 from ..llm import LLMClient
 from ..trace import CallRecord
 from .prompts import OUTLINE
-from .sources import SourceCollection
+from .sources import Source
 
 _TITLE = re.compile(r"^\s*[#*]*\s*(?:section\s*)?(\d+)\s*[.:)\-]\s*(.+?)\s*[*]*\s*$", re.IGNORECASE)
 _DESCRIPTION = re.compile(r"^\s*[-*]*\s*description\s*[:\-]\s*(.+?)\s*$", re.IGNORECASE)
@@ -61,10 +61,10 @@ def parse_outline(text: str, limit: int) -> list[Section]:
     return sections[:limit]
 
 
-async def draft_outline(llm: LLMClient, topic: str, collection: SourceCollection, sections: int,
-                        shown_sources: int, max_tokens: int = 400) -> Outline:
-    """The outline from the topic and the titles of the `shown_sources` best-ranked sources."""
-    titles = "\n".join(f"- {s.title}" for s in collection.search(topic, shown_sources))
+async def draft_outline(llm: LLMClient, topic: str, sources: list[Source], sections: int,
+                        max_tokens: int = 400) -> Outline:
+    """The outline from the topic and the titles of its best-ranked sources."""
+    titles = "\n".join(f"- {s.title}" for s in sources)
     text, record = await call(llm, OUTLINE.format(topic=topic, titles=titles, sections=sections), max_tokens,
                               "outline", 0)
     if text is None:

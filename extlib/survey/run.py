@@ -20,13 +20,13 @@ from typing import Any
 from tqdm import tqdm
 
 from ..llm import LLMClient
-from ..methods.base import run_sync
 from .autosurvey import AutoSurveyWriter
 from .citations import CitationStats, citation_stats, renumber
 from .drafting import SectionDraft, SectionJob, SurveyConfig, without_citations
 from .extagents_writer import ExtAgentsWriter
+from .judge import judge_pair, summarize
 from .outline import Outline, draft_outline
-from .sources import SourceCollection
+from .sources import Source, SourceCollection
 
 WRITERS = {"extagents": ExtAgentsWriter, "autosurvey": AutoSurveyWriter}
 
@@ -94,15 +94,15 @@ def _same_settings(path: Path, settings: dict[str, Any]) -> dict | None:
     return saved
 
 
-async def outline_for(topic: str, collection: SourceCollection, llm: LLMClient, config: SurveyConfig,
-                      folder: Path) -> Outline:
-    """The topic's saved outline, or a new one (saved)."""
+async def outline_for(topic: str, collection: SourceCollection, pool: list[Source], llm: LLMClient,
+                      config: SurveyConfig, folder: Path) -> Outline:
+    """The topic's saved outline, or a new one (saved), planned from the titles of the topic's best sources."""
     settings = {"topic": topic, "sources": collection.name, "model": llm.model_id, "sections": config.sections,
                 "outline_sources": config.outline_sources}
     path = folder / "outline.json"
     if saved := _same_settings(path, settings):
         return Outline.from_dict(saved["outline"])
-    outline = await draft_outline(llm, topic, collection, config.sections, config.outline_sources)
+    outline = await draft_outline(llm, topic, pool[:config.outline_sources], config.sections)
     _write_json(path, {"settings": settings, "outline": outline.to_dict()})
     return outline
 
@@ -116,11 +116,12 @@ async def write_survey(topic: str, collection: SourceCollection, system: str, ll
         raise SurveyError("the topic is empty")
     topic = " ".join(topic.split())
     folder = topic_folder(out, topic)
-    if not collection.search(topic, 1):
+    pool = collection.search(topic, config.topic_sources)  # the topic's sources, best first
+    if not pool:
         raise SurveyError(f"no source in {collection.name} shares a word with the topic {topic!r}: pick a topic the "
                           "collection covers, or other sources")
     writer = WRITERS[system](config, progress)
-    outline = await outline_for(topic, collection, llm, config, folder)
+    outline = await outline_for(topic, collection, pool, llm, config, folder)
     settings = {"system": system, "version": writer.version, "config": asdict(config), "model": llm.model_id,
                 "reasoning_model": reasoner.model_id if reasoner else None, "sources": collection.name}
     sections: list[SectionDraft] = []
@@ -132,8 +133,8 @@ async def write_survey(topic: str, collection: SourceCollection, system: str, ll
             sections.append(SectionDraft.from_dict(saved["section"]))
             continue
         previous = without_citations(sections[-1].text) if sections else ""
-        job = SectionJob(topic, outline, number, collection.search(section.query(topic), config.sources_per_section),
-                         previous)
+        job = SectionJob(topic, outline, number,
+                         collection.search(section.query(topic), config.sources_per_section, among=pool), previous)
         if not job.sources:
             draft = SectionDraft(number, section.title, "", [], [], error="no source shares a word with this section")
         else:
@@ -166,6 +167,15 @@ def _finish(topic: str, system: str, collection: SourceCollection, outline: Outl
     return survey
 
 
-def write_survey_sync(*args: Any, **kwargs: Any) -> Survey:
-    """`write_survey` from synchronous code (also inside Jupyter)."""
-    return run_sync(write_survey(*args, **kwargs))
+async def judge_surveys(llm: LLMClient, first: Survey, second: Survey, out: Path, samples: int,
+                        temperature: float = 1.0, window: int = 8192) -> dict[str, dict]:
+    """The pairwise judge of two systems' surveys on one topic (extlib.survey.judge), its judgements saved beside
+    them (out/<topic>/judge.json); returns the summary per system."""
+    judgements = await judge_pair(llm, first.topic, {first.system: first.body, second.system: second.body}, samples,
+                                  temperature, window)
+    summary = summarize(judgements)
+    _write_json(topic_folder(out, first.topic) / "judge.json", {
+        "model": llm.model_id, "samples": samples, "temperature": temperature, "summary": summary,
+        "judgements": [asdict(j) for j in judgements]})
+    return summary
+

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+import numpy as np
+
 from ..datasets.common import DataError, cache_path
 from ..datasets.sources import ARTIFACTS, fetch
 from ..retrieval import BM25Index
@@ -59,6 +61,7 @@ class SourceCollection:
             seen.add(source.id)
         self.name, self.sources = name, sources
         self._by_id = {s.id: s for s in sources}
+        self._position = {s.id: i for i, s in enumerate(sources)}
         self._index_key = index_key  # names a saved index (built once); None: built in memory when first searched
 
     def __len__(self) -> int:
@@ -79,12 +82,17 @@ class SourceCollection:
         index.save(path)
         return index
 
-    def search(self, query: str, k: int) -> list[Source]:
-        """The k sources BM25 ranks best for `query` (only those sharing a term with it), best first."""
+    def search(self, query: str, k: int, among: list[Source] | None = None) -> list[Source]:
+        """The k sources BM25 ranks best for `query` (only those sharing a term with it), best first; `among`: only
+        these (e.g. a topic's sources, ranked again for one section)."""
         if k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}")
         scores = self.index.scores(query)
-        ranked = self.index.rank(query)[:k]
+        if among is not None:
+            allowed = np.zeros(len(scores), dtype=bool)
+            allowed[[self._position[s.id] for s in among]] = True
+            scores = np.where(allowed, scores, 0.0)
+        ranked = np.argsort(-scores, kind="stable")[:k]
         return [self.sources[int(i)] for i in ranked if scores[int(i)] > 0]
 
 
