@@ -16,6 +16,9 @@ _TITLE = re.compile(r"^\s*[#*]*\s*(?:section\s*)?(\d+)\s*[.:)\-]\s*(.+?)\s*[*]*\
 _DESCRIPTION = re.compile(r"^\s*[-*]*\s*description\s*[:\-]\s*(.+?)\s*$", re.IGNORECASE)
 
 
+VERSION = 1  # of the outline prompt and parser: a folder holding an outline of another version is refused
+
+
 class OutlineError(ValueError):
     """The model's outline reply has no section the parser can read."""
 

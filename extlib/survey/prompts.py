@@ -7,8 +7,9 @@ from __future__ import annotations
 OUTLINE = """You are planning a survey on the topic "{topic}". These are titles of sources on the topic:
 {titles}
 
-Write the outline of the survey's main body with exactly {sections} sections, each about a different aspect of the \
-topic that the sources cover. Write each section as two lines, and nothing else:
+Write the outline of the survey's main body with exactly {sections} sections. Each section is about a different \
+aspect of the topic that the sources cover (for example a period, a field, a method or an application); no section \
+is about the whole topic. Write each section as two lines, and nothing else:
 Section 1: <section title>
 Description: <one sentence on what the section covers>"""
 

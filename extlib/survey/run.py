@@ -25,6 +25,7 @@ from .citations import CitationStats, citation_stats, renumber
 from .drafting import SectionDraft, SectionJob, SurveyConfig, without_citations
 from .extagents_writer import ExtAgentsWriter
 from .judge import judge_pair, summarize
+from .outline import VERSION as OUTLINE_VERSION
 from .outline import Outline, draft_outline
 from .sources import Source, SourceCollection
 
@@ -98,7 +99,8 @@ async def outline_for(topic: str, collection: SourceCollection, pool: list[Sourc
                       config: SurveyConfig, folder: Path) -> Outline:
     """The topic's saved outline, or a new one (saved), planned from the titles of the topic's best sources."""
     settings = {"topic": topic, "sources": collection.name, "model": llm.model_id, "sections": config.sections,
-                "outline_sources": config.outline_sources}
+                "outline_sources": config.outline_sources, "topic_sources": config.topic_sources,
+                "version": OUTLINE_VERSION}
     path = folder / "outline.json"
     if saved := _same_settings(path, settings):
         return Outline.from_dict(saved["outline"])
