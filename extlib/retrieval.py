@@ -63,6 +63,18 @@ class BM25Index:
                 out[self.postings[lo:hi]] += self.weights[lo:hi]  # a term's passages are distinct
         return out
 
+    def coverage(self, query: str) -> np.ndarray:
+        """Per passage, the summed idf of the query's distinct terms it holds: how much of the query's vocabulary it
+        covers, the rare words counting most (coordination-level matching, where BM25 alone lets many mentions of a
+        common word outrank one of a rare one)."""
+        out = np.zeros(self.n_docs, dtype=np.float32)
+        for t in set(terms(query)):
+            i = self._term_id.get(t)
+            if i is not None:
+                lo, hi = self.indptr[i], self.indptr[i + 1]
+                out[self.postings[lo:hi]] += np.log1p((self.n_docs - (hi - lo) + 0.5) / (hi - lo + 0.5))
+        return out
+
     def rank(self, query: str) -> np.ndarray:
         """All passage ids, best first; ties keep pool order so a ranking is reproducible."""
         return np.argsort(-self.scores(query), kind="stable")

@@ -23,9 +23,9 @@ class SurveyConfig(MethodConfig):
 
     context_window: int = knob(2048, "L, the model's context window in tokens: every call of both systems fits it")
     sections: int = knob(3, "sections of the outline")
-    topic_sources: int = knob(120, "sources retrieved for the topic: the outline is planned from the best of them and "
-                              "each section takes its own from them (BM25 on the topic alone keeps a section's "
-                              "words from pulling in off-topic sources)")
+    topic_sources: int = knob(60, "sources retrieved for the topic (most of its words first, then BM25): the outline "
+                              "is planned from the best of them and each section takes its own from them, so a "
+                              "section's words cannot pull in off-topic sources")
     outline_sources: int = knob(30, "titles of the best-ranked sources the outline is planned from")
     sources_per_section: int = knob(24, "sources of the topic's ranked again for each section, best first (AutoSurvey: "
                                     "60 papers): ExtAgents' seeking agents read them all, the baseline what its "

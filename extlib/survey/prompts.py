@@ -23,9 +23,9 @@ SEEK_FIRST = """You are collecting facts for {task}
 Sources:
 {sources}
 
-Write down every fact these sources give that belongs in this section. Write full sentences with names, dates and \
-numbers, and end each sentence with the number of its source in brackets, like [{example}]. If no source says \
-anything for this section, write NO INFORMATION."""
+Write down the facts from these sources that this section could use: 3 to 6 full sentences with names, dates and \
+numbers, each ending with the number of its source in brackets, like [{example}]. Skip sources that are not about \
+the topic. If no source is about the topic, write NO INFORMATION."""
 
 SEEK_NEXT = """You are collecting facts for {task}
 {previous}
@@ -35,9 +35,9 @@ Other readers have already collected these facts from other sources:
 Sources:
 {sources}
 
-Write down only facts from these sources that belong in this section and are not collected above. Write full \
-sentences with names, dates and numbers, and end each sentence with the number of its source in brackets, like \
-[{example}]. If there is nothing new, write NO INFORMATION."""
+Write down facts from these sources that this section could use and that are not collected above: up to 4 full \
+sentences with names, dates and numbers, each ending with the number of its source in brackets, like [{example}]. \
+If there is nothing new, write NO INFORMATION."""
 
 # The reasoning agent drafts the section as knowledge accumulates (eq. 8): the first step writes its opening from
 # the top-ranked facts, each later step continues it with the facts ranked next.

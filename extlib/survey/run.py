@@ -118,7 +118,7 @@ async def write_survey(topic: str, collection: SourceCollection, system: str, ll
         raise SurveyError("the topic is empty")
     topic = " ".join(topic.split())
     folder = topic_folder(out, topic)
-    pool = collection.search(topic, config.topic_sources)  # the topic's sources, best first
+    pool = collection.about(topic, config.topic_sources)  # the topic's sources, best first
     if not pool:
         raise SurveyError(f"no source in {collection.name} shares a word with the topic {topic!r}: pick a topic the "
                           "collection covers, or other sources")

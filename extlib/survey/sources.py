@@ -82,6 +82,15 @@ class SourceCollection:
         index.save(path)
         return index
 
+    def about(self, topic: str, k: int) -> list[Source]:
+        """The k sources most about `topic`: first those holding most of its vocabulary (rare words weighing most),
+        then by BM25; so "history of astronomy" brings astronomy articles before every "History of ..." article."""
+        if k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        coverage, scores = self.index.coverage(topic), self.index.scores(topic)
+        ranked = np.lexsort((-scores, -coverage))[:k]
+        return [self.sources[int(i)] for i in ranked if coverage[int(i)] > 0]
+
     def search(self, query: str, k: int, among: list[Source] | None = None) -> list[Source]:
         """The k sources BM25 ranks best for `query` (only those sharing a term with it), best first; `among`: only
         these (e.g. a topic's sources, ranked again for one section)."""
