@@ -17,7 +17,7 @@ from tqdm import tqdm
 from .chunking import chunk_text
 from .tokenizer import Tokenizer
 from .trace import Task
-from .words import terms
+from .words import content_words, terms
 
 
 class BM25Index:
@@ -64,11 +64,11 @@ class BM25Index:
         return out
 
     def coverage(self, query: str) -> np.ndarray:
-        """Per passage, the summed idf of the query's distinct terms it holds: how much of the query's vocabulary it
+        """Per passage, the summed idf of the query's content words it holds: how much of the query's vocabulary it
         covers, the rare words counting most (coordination-level matching, where BM25 alone lets many mentions of a
         common word outrank one of a rare one)."""
         out = np.zeros(self.n_docs, dtype=np.float32)
-        for t in set(terms(query)):
+        for t in content_words(query):
             i = self._term_id.get(t)
             if i is not None:
                 lo, hi = self.indptr[i], self.indptr[i + 1]

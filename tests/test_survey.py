@@ -81,6 +81,20 @@ def test_a_folder_of_text_files_is_a_collection_with_ids_and_titles(sources):
     assert [s.id for s in sources.search("Mara Quill Iris Vane", 5, among=among)] == ["light05"]
 
 
+def test_a_topics_sources_hold_its_rare_words_before_many_mentions_of_common_ones(tmp_path):
+    rows = [{"id": "h", "title": "History of Poland", "text": "The history of Poland: history upon history."},
+            {"id": "a", "title": "Telescope", "text": "Astronomy uses the telescope."},
+            {"id": "b", "title": "Astronomy", "text": "The history of astronomy is long."},
+            {"id": "x", "title": "Cooking", "text": "Bread and salt."},
+            {"id": "s", "title": "History of Spain", "text": "Spain has a history."},
+            {"id": "c", "title": "History of Chile", "text": "Chile has a history."}]
+    (tmp_path / "s.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    collection = load_sources(str(tmp_path / "s.jsonl"))
+    bm25 = [s.id for s in collection.search("history of astronomy", 4)]
+    assert bm25.index("h") < bm25.index("a")  # BM25 alone: many mentions of "history" beat one of "astronomy"
+    assert [s.id for s in collection.about("history of astronomy", 3)] == ["b", "a", "h"]
+
+
 def test_jsonl_and_autosurvey_databases_load(tmp_path):
     rows = [{"id": "a", "title": "A", "text": "alpha text"}, {"id": "b", "title": "B", "text": "beta text"}]
     (tmp_path / "s.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
