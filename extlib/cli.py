@@ -120,8 +120,8 @@ def build_parser() -> Parser:
     survey.add_argument("--out", default="surveys", help="folder of surveys, one subfolder per topic (default "
                         "surveys/); a rerun continues what is there")
     survey.add_argument("--judge-samples", type=bounded(int, 0, None, "a non-negative integer"), default=2,
-                        help="pairwise judgements of the two surveys, their order swapped every other one (paper: "
-                        "8; default 2; 0: none)")
+                        help="pairwise judgements of the two surveys, an even number: their order is swapped every "
+                        "other one (paper: 8; default 2; 0: none)")
     survey.add_argument("--judge-window", type=positive, default=8192,
                         help="the judge's context window, for both surveys at once (default 8192)")
     survey.add_argument("--judge-temperature", type=bounded(float, 0, 2, "a number between 0 and 2"), default=1.0,
@@ -334,6 +334,9 @@ def survey(args: argparse.Namespace) -> int:
         raise UserError(f"unknown survey system(s) {unknown or '(none given)'}; choose from: {', '.join(WRITERS)}")
     if args.judge_samples and len(systems) != 2:
         raise UserError("judging compares two systems: give --method extagents,autosurvey, or --judge-samples 0")
+    if args.judge_samples % 2:
+        raise UserError(f"--judge-samples {args.judge_samples}: give an even number, so that each survey is shown "
+                        "first equally often (or 0 for no judging)")
     config = config_from_flags(args, SurveyConfig)
     collection = load_sources(args.sources)
     window = max(config.context_window, args.judge_window if args.judge_samples else 0)
@@ -348,8 +351,10 @@ def survey(args: argparse.Namespace) -> int:
             summary = run_sync(judge_surveys(llm, *surveys, Path(args.out), args.judge_samples,
                                              args.judge_temperature, args.judge_window))
             for row in rows:
-                row.update({f"judge {k}": v for k, v in summary[row["system"]].items()})
-            print(f"judgements: {surveys[0].path.parents[1] / 'judge.json'}")
+                row.update({f"judge {k}": v for k, v in summary[row["system"]].items() if k != "skipped"})
+            skipped = summary[systems[0]].get("skipped")
+            where = surveys[0].path.parents[1] / "judge.json"
+            print(f"judge skipped: {skipped}" if skipped else f"judgements: {where}")
     print(markdown_table(rows))
     return 1 if any(r.failed for r in surveys) else 0
 

@@ -68,7 +68,7 @@ class BM25Index:
         covers, the rare words counting most (coordination-level matching, where BM25 alone lets many mentions of a
         common word outrank one of a rare one)."""
         out = np.zeros(self.n_docs, dtype=np.float32)
-        for t in content_words(query):
+        for t in content_words(query) or set(terms(query)):  # a query of short words only ("AI") keeps them
             i = self._term_id.get(t)
             if i is not None:
                 lo, hi = self.indptr[i], self.indptr[i + 1]

@@ -140,6 +140,15 @@ def test_citations_outside_what_was_shown_are_removed_and_counted():
     assert (text, dropped) == ("Lit in 1807 [1]. Tallest. Kept [2].", 3)
 
 
+def test_ranges_count_each_number_and_years_and_links_are_not_citations():
+    text = "Stars [1-3]. Planets [2–4]. Founded in [1990]. See [2](http://x). Both [5; 7]."
+    assert cited_numbers(text) == [1, 2, 3, 2, 3, 4, 5, 7]
+    assert keep_citations(text, {1, 2, 5}) == (
+        "Stars [1, 2]. Planets [2]. Founded in [1990]. See [2](http://x). Both [5].", 4)
+    numbering: dict[str, int] = {}
+    assert renumber("A [2-3]. B [1].", {1: "x", 2: "y", 3: "z"}, numbering) == "A [1, 2]. B [3]."
+
+
 def test_references_are_numbered_in_order_of_first_citation_across_sections():
     numbering: dict[str, int] = {}
     first = renumber("A [2]. B [1, 2].", {1: "x", 2: "y"}, numbering)
@@ -161,6 +170,8 @@ def test_outline_lines_are_parsed_in_the_forms_small_models_write():
     sections = parse_outline(text, 3)
     assert [(s.title, s.description) for s in sections] == [
         ("Early lights", "the first ones"), ("Keepers", "who kept them"), ("Fog signals", "")]
+    nested = parse_outline("Section 1: Early lights\n1.1 Arden\n1.2. Brisk\nSection 2: Keepers", 3)
+    assert [s.title for s in nested] == ["Early lights", "Keepers"]  # sub-sections are not sections
 
 
 # the two section writers
@@ -261,6 +272,8 @@ def test_scores_are_read_from_the_last_box_or_a_scores_line():
     assert parse_scores("first \\boxed{1, 2} then boxed{6, 4}") == (6.0, 4.0)
     assert parse_scores("Scores: 8 and 6") == (8.0, 6.0)
     assert parse_scores("Scores: \\boxed{11, 3}") is None and parse_scores("no scores") is None
+    assert parse_scores("Scores: 7/10, 8/10") == (7.0, 8.0)  # "x/10" is a score, not two
+    assert parse_scores("Survey 1 score: 7/10\nSurvey 2 score: 8/10") is None
 
 
 def test_swapping_the_order_cancels_a_judge_that_always_prefers_the_first_place():
@@ -272,6 +285,11 @@ def test_swapping_the_order_cancels_a_judge_that_always_prefers_the_first_place(
     assert summary["extagents"] == summary["autosurvey"] == {
         "mean score": 6.5, "wins": 2, "ties": 0, "losses": 2, "win rate": 0.5, "unreadable": 0}
     assert "Survey A [1]." in llm._client.prompts[0].split("[Survey 1]")[1].split("[End of survey 1]")[0]
+
+
+def test_an_odd_number_of_judge_samples_is_refused():
+    with pytest.raises(ValueError, match="positive even number"):
+        run_sync(judge_pair(scripted_client(responder), "t", {"a": "x", "b": "y"}, samples=3, window=4000))
 
 
 def test_judge_prompts_that_do_not_fit_its_window_are_a_clear_error():
@@ -294,6 +312,7 @@ def test_table4_averages_topics_beside_the_papers_numbers():
     (["--method", "extagents"], "judging compares two systems"),
     (["--sources", "{tmp}/missing"], "no source collection"),
     (["--chunk-tokens", "4000"], "must be below context_window"),
+    (["--judge-samples", "3"], "give an even number"),
 ])
 def test_bad_survey_input_is_a_clear_error(tmp_path, args, message):
     base = {"--topic": "lighthouses", "--sources": str(tmp_path)}
@@ -303,3 +322,85 @@ def test_bad_survey_input_is_a_clear_error(tmp_path, args, message):
     result = cli("survey", *argv)
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_extagents_section_with_a_failed_seeking_call_is_written_again_by_the_next_run(sources, tmp_path):
+    def flaky(prompt: str) -> str:
+        if prompt.startswith("You are collecting facts") and "[1] " in prompt:
+            raise openai.APIConnectionError(request=None)  # the agent holding source 1 never gets an answer
+        return responder(prompt)
+
+    out, config = tmp_path / "out", SurveyConfig(**CONFIG)
+    broken = run_sync(write_survey("lighthouse history", sources, "extagents", scripted_client(flaky, max_retries=1),
+                                   config, out))
+    assert broken.failed == [1, 2] and "seeking call(s) failed" in broken.sections[0].error
+    llm = scripted_client(responder)
+    fixed = run_sync(write_survey("lighthouse history", sources, "extagents", llm, config, out))
+    assert fixed.failed == [] and any("[1] " in p for p in llm._client.prompts)
+
+
+def test_a_section_no_source_gives_facts_for_stays_empty_instead_of_invented(sources, tmp_path):
+    def nothing(prompt: str) -> str:
+        return "NO INFORMATION" if prompt.startswith("You are collecting facts") else responder(prompt)
+
+    llm = scripted_client(nothing)
+    survey = run_sync(write_survey("lighthouse history", sources, "extagents", llm, SurveyConfig(**CONFIG), tmp_path))
+    assert survey.failed == [] and not any(p.startswith("You are writing") for p in llm._client.prompts)
+    assert survey.markdown.count("No source gave facts for this section") == 2 and survey.stats.citations == 0
+
+
+def test_a_reference_list_the_model_writes_is_cut_and_the_measures_read_every_section(sources, tmp_path):
+    def with_references(prompt: str) -> str:
+        reply = responder(prompt)
+        return f"{reply}\n\n## References\n[1] Lighthouse Arden\n[2] Lighthouse Brisk" \
+            if prompt.startswith("You are an expert writing") else reply
+
+    survey = run_sync(write_survey("lighthouse history", sources, "autosurvey", scripted_client(with_references),
+                                   SurveyConfig(**CONFIG), tmp_path))
+    assert survey.markdown.count("## References") == 1 and "## 2. Keepers" in survey.body
+    assert survey.stats.citation_marks == len(cited_numbers(survey.body))
+
+
+def test_a_rerun_over_changed_sources_is_refused(sources, tmp_path):
+    run_sync(write_survey("lighthouse history", sources, "autosurvey", scripted_client(responder),
+                          SurveyConfig(**CONFIG), tmp_path))
+    folder = tmp_path / "sources"
+    (folder / "light00.txt").write_text("Lighthouse Arden\nRebuilt in 1920 by a new keeper.\n")
+    with pytest.raises(SurveyError, match="sources_sha256"):
+        run_sync(write_survey("lighthouse history", load_sources(str(folder)), "autosurvey",
+                              scripted_client(responder), SurveyConfig(**CONFIG), tmp_path))
+
+
+def test_surveys_with_unwritten_sections_are_not_judged(sources, tmp_path):
+    from extlib.survey import judge_surveys
+
+    def flaky(prompt: str) -> str:
+        if prompt.startswith("You are an expert writing"):
+            raise openai.APIConnectionError(request=None)
+        return responder(prompt)
+
+    config = SurveyConfig(**CONFIG)
+    good = run_sync(write_survey("lighthouse history", sources, "extagents", scripted_client(responder), config,
+                                 tmp_path))
+    bad = run_sync(write_survey("lighthouse history", sources, "autosurvey", scripted_client(flaky, max_retries=0),
+                                config, tmp_path))
+    llm = scripted_client(responder)
+    summary = run_sync(judge_surveys(llm, good, bad, tmp_path, samples=2, window=4000))
+    assert "were not written" in summary["autosurvey"]["skipped"] and not llm._client.prompts
+    assert json.loads((tmp_path / "lighthouse-history" / "judge.json").read_text())["judgements"] == []
+
+
+def test_the_autosurvey_database_leaves_out_papers_without_abstracts_and_refuses_other_rows(tmp_path, capsys):
+    (tmp_path / "arxiv_paper_db.json").write_text(json.dumps({"cs_paper_info": {
+        "1": {"id": "2401.00001v1", "title": "Agents", "abs": "We scale agents."},
+        "2": {"id": "2402.00002v2", "title": "Empty", "abs": ""}}}))
+    assert [s.id for s in load_sources(f"autosurvey:{tmp_path}").sources] == ["2401.00001v1"]
+    assert "1 of 2 papers have no abstract" in capsys.readouterr().err
+    (tmp_path / "arxiv_paper_db.json").write_text(json.dumps({"cs_paper_info": {"1": "not a record"}}))
+    with pytest.raises(DataError, match="not records"):
+        load_sources(f"autosurvey:{tmp_path}")
+
+
+def test_a_topic_of_short_words_still_finds_its_sources(tmp_path):
+    (tmp_path / "s.jsonl").write_text(json.dumps({"id": "a", "title": "AI", "text": "AI is used in go."}))
+    assert [s.id for s in load_sources(str(tmp_path / "s.jsonl")).about("AI", 5)] == ["a"]

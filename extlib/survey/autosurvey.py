@@ -4,6 +4,8 @@ the section's retrieved sources, best first, as many as the window holds with ro
 
 from __future__ import annotations
 
+import re
+
 from ..budget import greedy_within
 from ..calls import call
 from ..llm import LLMClient
@@ -11,18 +13,23 @@ from .citations import keep_citations
 from .drafting import SectionDraft, SectionJob, SurveyConfig, room, source_block
 from .prompts import AUTOSURVEY_WRITE
 
+_REFERENCES = re.compile(r"^\W*(references|bibliography|sources)\W*$", re.IGNORECASE | re.MULTILINE)
+
 
 def clean_section(text: str, title: str) -> str:
-    """The reply without a repeated section title line or format tags."""
-    lines = text.replace("<format>", "").replace("</format>", "").strip().splitlines()
+    """The reply without a repeated section title line, format tags, or a reference list of its own (the survey
+    has one)."""
+    text = text.replace("<format>", "").replace("</format>", "")
+    text = text[:match.start()] if (match := _REFERENCES.search(text)) else text
+    lines = text.strip().splitlines()
     while lines and (not lines[0].strip() or (title.lower() in lines[0].lower() and len(lines[0]) < len(title) + 12)):
         lines.pop(0)
     return "\n".join(lines).strip()
 
 
 class AutoSurveyWriter:
-    name = "autosurvey"
     version = 1
+    uses_previous = False  # sections are written independently, as AutoSurvey writes its subsections
 
     def __init__(self, config: SurveyConfig, progress: bool = False) -> None:
         self.config, self.progress = config, progress

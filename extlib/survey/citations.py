@@ -8,25 +8,35 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
-CITATION = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")  # [3], [1, 4], [2; 5]
-_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
+# [3], [1, 4], [2; 5], [1-3] or [2–4] (a range cites each number in it); not [1990] (a year, four digits) and not
+# a Markdown link [2](...)
+_NUMBER = r"\d{1,3}(?:\s*[-–]\s*\d{1,3})?"
+CITATION = re.compile(rf"\[\s*({_NUMBER}(?:\s*[,;]\s*{_NUMBER})*)\s*\](?!\()")
+MAX_RANGE = 20  # a longer "range" is not a citation of every number in it
+
+
+def _numbers(group: str) -> list[int]:
+    out = []
+    for part in re.split(r"[,;]", group):
+        first, _, last = part.replace("–", "-").partition("-")
+        start, end = int(first), int(last) if last.strip() else int(first)
+        out += list(range(start, end + 1)) if 0 <= end - start <= MAX_RANGE else [start, end]
+    return out
 
 
 def cited_numbers(text: str) -> list[int]:
-    """Every cited number, in order, a bracket of several counting each."""
-    return [int(n) for match in CITATION.finditer(text) for n in re.split(r"[,;]", match.group(1))]
+    """Every cited number, in order, a bracket of several (or a range) counting each."""
+    return [n for match in CITATION.finditer(text) for n in _numbers(match.group(1))]
 
 
 def _rewrite(text: str, number: Callable[[int], int | None]) -> str:
-    """Each citation's numbers mapped by `number` (None drops one; a bracket left empty goes, with its space)."""
+    """Each citation's numbers mapped by `number` (None drops one; a bracket left empty goes, with the space before
+    it)."""
     def one(match: re.Match) -> str:
-        kept = [n for n in (number(int(x)) for x in re.split(r"[,;]", match.group(1))) if n is not None]
-        kept = list(dict.fromkeys(kept))
+        kept = list(dict.fromkeys(n for n in map(number, _numbers(match.group(1))) if n is not None))
         return f"[{', '.join(map(str, kept))}]" if kept else "\x00"
 
-    out = CITATION.sub(one, text)
-    out = re.sub(r"[ \t]*\x00", "", out)
-    return _SPACE_BEFORE_PUNCT.sub(r"\1", out) if out != text else out
+    return re.sub(r"[ \t]*\x00", "", CITATION.sub(one, text))
 
 
 def keep_citations(text: str, allowed: Collection[int]) -> tuple[str, int]:

@@ -33,11 +33,15 @@ def format_facts(facts: list[str]) -> str:
 
 
 class ExtAgentsWriter:
-    name = "extagents"
     version = 1
 
     def __init__(self, config: SurveyConfig, progress: bool = False) -> None:
         self.config, self.progress = config, progress
+
+    @property
+    def uses_previous(self) -> bool:
+        """Whether a section's task query carries the previous section (then a rewritten one redoes the next)."""
+        return self.config.carry_previous > 0
 
     async def write(self, job: SectionJob, llm: LLMClient, reasoner: LLMClient | None = None) -> SectionDraft:
         cfg, section, tokenizer = self.config, job.section, llm.tokenizer
@@ -65,10 +69,12 @@ class ExtAgentsWriter:
             pad.scores.update({i: -float(i) for i in pad.notes})  # retrieval order: the best sources' agent first
             if not changed:
                 break  # nothing new: a further round would see the same facts
-        if all(record.error for record in draft.calls) and not pad.notes:
-            draft.error = f"every seeking call failed; first error: {draft.calls[0].error}"
+        failed = [record for record in draft.calls if record.error]
+        if failed:  # the section is written again when rerun (its other calls then come from the response cache)
+            draft.error = f"{len(failed)} seeking call(s) failed after retries; first error: {failed[0].error}"
             return draft
-        await self._write(job, task, previous, pad.texts(pad.ranked()), reasoner or llm, draft)
+        if pad.notes:  # else no source gave a fact for the section: it stays empty rather than invented
+            await self._write(job, task, previous, pad.texts(pad.ranked()), reasoner or llm, draft)
         return draft
 
     @staticmethod
@@ -93,36 +99,43 @@ class ExtAgentsWriter:
     async def _write(self, job: SectionJob, task: str, previous: str, facts: list[str], llm: LLMClient,
                      draft: SectionDraft) -> None:
         """KAR for writing (eq. 8): step s writes a paragraph from the facts ranked (2^(s-2), 2^(s-1)], continuing
-        the draft; facts that do not fit a step's room wait for the next."""
+        the draft; facts a step's room cannot hold wait for the next step, and steps go on until every fact that
+        fits a prompt is written (without KAR: one call over the facts that fit)."""
         cfg, tokenizer = self.config, llm.tokenizer
         sizes = kar_schedule(len(facts)) if cfg.kar else [len(facts)]
+        batches = [facts[a:b] for a, b in zip([0, *sizes], sizes)]  # the facts each step adds
         first = llm.count_tokens(WRITE_FIRST.format(task=task, previous=previous, messages="", example=1))
         later = llm.count_tokens(WRITE_NEXT.format(task=task, draft="", messages="", example=1)) + DRAFT_SHOWN
         paragraphs: list[str] = []
-        waiting, start = [], 0
-        for step, size in enumerate(sizes, 1):
-            waiting += facts[start:size]
-            start = size
+        waiting: list[str] = []
+        while batches or waiting:
+            waiting += batches.pop(0) if batches else []
             space = room(cfg.context_window, later if paragraphs else first, cfg.write_max_tokens,
                          "a writing prompt (the task query, the draft's end)")
             given = greedy_within(waiting, lambda f: llm.count_tokens(f) + 2, space)
-            if paragraphs and not given:
-                continue
+            if not given:
+                if batches:
+                    continue
+                break  # what waits is longer than any prompt holds
             waiting = [f for f in waiting if f not in given]
+            step = len(paragraphs) + 1
             prompt = WRITE_NEXT.format(task=task, draft=ending("\n\n".join(paragraphs), tokenizer, DRAFT_SHOWN),
                                        messages=format_facts(given), example=_example(given)) if paragraphs else \
                 WRITE_FIRST.format(task=task, previous=previous, messages=format_facts(given), example=_example(given))
             text, record = await call(llm, prompt, cfg.write_max_tokens, "write", draft.extra["rounds"], None, step)
             draft.calls.append(record)
             if text is None:
-                draft.error = f"writing step {step} failed: {record.error}"
+                draft.error = f"writing step {step} failed after retries: {record.error}"
                 return
             paragraph, invalid = keep_citations(clean_section(text, job.section.title),
                                                 {n for f in given for n in cited_numbers(f)})
             draft.invalid_citations += invalid
             paragraphs.append(paragraph)
+            if not cfg.kar:
+                break
         draft.text = "\n\n".join(p for p in paragraphs if p)
-        draft.extra.update(facts=len(facts), facts_unused=len(waiting), steps=len(paragraphs))
+        draft.extra.update(facts=len(facts), facts_unused=len(waiting) + sum(map(len, batches)),
+                           steps=len(paragraphs))
 
 
 def _example(facts: list[str]) -> int:

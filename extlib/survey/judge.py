@@ -15,11 +15,14 @@ from ..trace import CallRecord
 from .prompts import JUDGE
 
 _BOXED = re.compile(r"\\?boxed\s*\{\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\}")
-_SCORES_LINE = re.compile(r"scores?\s*[:：]\s*\**\s*(\d+(?:\.\d+)?)\s*(?:,|and|/)\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_SCORES_LINE = re.compile(r"scores?\s*[:：]\s*\**\s*(\d+(?:\.\d+)?)\s*(?:,|and)\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_OUT_OF_TEN = re.compile(r"\s*/\s*10\b")
 
 
 def parse_scores(text: str) -> tuple[float, float] | None:
-    """The last \\boxed{x, y} (else a last 'Scores: x, y'), both within 1-10; None when there is none."""
+    """The last \\boxed{x, y} (else a last 'Scores: x, y'; "7/10" reads as 7), both within 1-10; None when there is
+    none."""
+    text = _OUT_OF_TEN.sub("", text)
     found = _BOXED.findall(text) or _SCORES_LINE.findall(text)
     if not found:
         return None
@@ -35,14 +38,15 @@ class Judgement:
     call: CallRecord
 
 
-async def judge_pair(llm: LLMClient, topic: str, surveys: dict[str, str], samples: int = 8, temperature: float = 1.0,
-                     window: int = 8192, max_tokens: int = 512) -> list[Judgement]:
+async def judge_pair(llm: LLMClient, topic: str, surveys: dict[str, str], samples: int = 8,
+                     temperature: float = 1.0, window: int = 8192, max_tokens: int = 512) -> list[Judgement]:
     """`samples` judgements of the two surveys ({system: survey text}), the order swapped every other one; each
     sample has its own seed, so sampled replies differ and a rerun repeats them (and the response cache keeps them)."""
     if len(surveys) != 2:
         raise ValueError(f"the judge compares two surveys, got {len(surveys)}: {', '.join(surveys) or 'none'}")
-    if samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    if samples < 2 or samples % 2:
+        raise ValueError(f"judge samples must be a positive even number, so that each survey is shown first equally "
+                         f"often; got {samples!r}")
     names = list(surveys)
     longest = max(llm.count_tokens(JUDGE.format(topic=topic, first=surveys[a], second=surveys[b])) for a, b in
                   (names, names[::-1]))

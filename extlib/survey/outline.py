@@ -12,7 +12,7 @@ from ..trace import CallRecord
 from .prompts import OUTLINE
 from .sources import Source
 
-_TITLE = re.compile(r"^\s*[#*]*\s*(?:section\s*)?(\d+)\s*[.:)\-]\s*(.+?)\s*[*]*\s*$", re.IGNORECASE)
+_TITLE = re.compile(r"^\s*[#*]*\s*(?:section\s*)?(\d+)(?!\.\d)\s*[.:)\-]\s*(.+?)\s*[*]*\s*$", re.IGNORECASE)
 _DESCRIPTION = re.compile(r"^\s*[-*]*\s*description\s*[:\-]\s*(.+?)\s*$", re.IGNORECASE)
 
 
@@ -52,7 +52,8 @@ class Outline:
 
 
 def parse_outline(text: str, limit: int) -> list[Section]:
-    """Numbered section lines, each with the description line that follows it; at most `limit`, repeats dropped."""
+    """Numbered section lines, each with the description line that follows it; at most `limit`, repeats and
+    sub-sections ("1.1 ...") dropped."""
     sections: list[Section] = []
     for line in text.splitlines():
         if (match := _DESCRIPTION.match(line)) and sections and not sections[-1].description:

@@ -10,6 +10,7 @@ record of every agent call. A rerun skips what is saved; a section whose call fa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ..budget import PromptTooLong
 from ..llm import LLMClient
 from .autosurvey import AutoSurveyWriter
 from .citations import CitationStats, citation_stats, renumber
@@ -41,6 +43,7 @@ class Survey:
     topic: str
     system: str
     markdown: str
+    body: str  # the survey without its reference list: what the citation measures and the judge read
     path: Path  # survey.md
     stats: CitationStats
     sections: list[SectionDraft]
@@ -48,10 +51,6 @@ class Survey:
     @property
     def failed(self) -> list[int]:
         return [d.number for d in self.sections if d.error]
-
-    @property
-    def body(self) -> str:
-        return survey_body(self.markdown)
 
     def row(self) -> dict[str, Any]:
         calls = [c for d in self.sections for c in d.calls]
@@ -61,11 +60,6 @@ class Survey:
                 "LLM calls": len(calls), "prompt tokens": sum(c.prompt_tokens for c in calls),
                 "completion tokens": sum(c.completion_tokens for c in calls),
                 "failed sections": len(self.failed)}
-
-
-def survey_body(markdown: str) -> str:
-    """The survey without its reference list: what the citation measures and the judge read."""
-    return markdown.split("\n## References")[0].rstrip()
 
 
 def topic_folder(out: Path, topic: str) -> Path:
@@ -82,7 +76,7 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def _same_settings(path: Path, settings: dict[str, Any]) -> dict | None:
+def _same_settings(path: Path, settings: dict[str, Any], folder: Path) -> dict | None:
     """The saved file's content, None when there is none; an error when it was written with other settings."""
     if not path.exists():
         return None
@@ -91,18 +85,19 @@ def _same_settings(path: Path, settings: dict[str, Any]) -> dict | None:
         changed = sorted(k for k in {**settings, **saved.get("settings", {})}
                          if saved.get("settings", {}).get(k) != settings.get(k))
         raise SurveyError(f"{path} was written with other settings ({', '.join(changed)} differ); give another "
-                          "--out folder or delete it to start over")
+                          f"--out folder, or delete {folder} to start that survey over")
     return saved
 
 
 async def outline_for(topic: str, collection: SourceCollection, pool: list[Source], llm: LLMClient,
                       config: SurveyConfig, folder: Path) -> Outline:
     """The topic's saved outline, or a new one (saved), planned from the titles of the topic's best sources."""
-    settings = {"topic": topic, "sources": collection.name, "model": llm.model_id, "sections": config.sections,
+    settings = {"topic": topic, "sources": collection.name, "sources_sha256": collection.fingerprint,
+                "model": llm.model_id, "temperature": llm.temperature, "sections": config.sections,
                 "outline_sources": config.outline_sources, "topic_sources": config.topic_sources,
                 "version": OUTLINE_VERSION}
     path = folder / "outline.json"
-    if saved := _same_settings(path, settings):
+    if saved := _same_settings(path, settings, folder):
         return Outline.from_dict(saved["outline"])
     outline = await draft_outline(llm, topic, pool[:config.outline_sources], config.sections)
     _write_json(path, {"settings": settings, "outline": outline.to_dict()})
@@ -125,16 +120,19 @@ async def write_survey(topic: str, collection: SourceCollection, system: str, ll
     writer = WRITERS[system](config, progress)
     outline = await outline_for(topic, collection, pool, llm, config, folder)
     settings = {"system": system, "version": writer.version, "config": asdict(config), "model": llm.model_id,
-                "reasoning_model": reasoner.model_id if reasoner else None, "sources": collection.name}
+                "reasoning_model": reasoner.model_id if reasoner else None, "temperature": llm.temperature,
+                "sources": collection.name, "sources_sha256": collection.fingerprint}
     sections: list[SectionDraft] = []
     for number, section in tqdm(list(enumerate(outline.sections, 1)), desc=f"{folder.name}: {system} sections",
                                 unit="section", disable=not progress):
         path = folder / system / "sections" / f"{number:02d}.json"
-        saved = _same_settings(path, settings)
-        if saved:
+        previous = without_citations(sections[-1].text) if sections else ""
+        # a section written after the previous one: redone when that one changed (e.g. was written by a rerun)
+        identity = {**settings, "previous_sha256": hashlib.sha256(previous.encode()).hexdigest()} \
+            if writer.uses_previous else settings
+        if saved := _same_settings(path, identity, folder / system):
             sections.append(SectionDraft.from_dict(saved["section"]))
             continue
-        previous = without_citations(sections[-1].text) if sections else ""
         job = SectionJob(topic, outline, number,
                          collection.search(section.query(topic), config.sources_per_section, among=pool), previous)
         if not job.sources:
@@ -143,7 +141,7 @@ async def write_survey(topic: str, collection: SourceCollection, system: str, ll
             draft = await writer.write(job, llm, reasoner)
         sections.append(draft)
         if not draft.error:  # a failed section is recorded in the survey and the record, and written again next run
-            _write_json(path, {"settings": settings, "section": draft.to_dict()})
+            _write_json(path, {"settings": identity, "section": draft.to_dict()})
     return _finish(topic, system, collection, outline, sections, settings, folder / system, llm)
 
 
@@ -152,17 +150,21 @@ def _finish(topic: str, system: str, collection: SourceCollection, outline: Outl
     numbering: dict[str, int] = {}
     parts = [f"# {topic}\n"]
     for draft in sections:
-        text = renumber(draft.text, dict(enumerate(draft.sources, 1)), numbering) if not draft.error else \
-            f"*(This section was not written: {draft.error}. Rerunning the same command writes it.)*"
+        if draft.error:
+            text = f"*(This section was not written: {draft.error}. Rerunning the same command writes it.)*"
+        elif not draft.text:
+            text = "*(No source gave facts for this section.)*"
+        else:
+            text = renumber(draft.text, dict(enumerate(draft.sources, 1)), numbering)
         parts.append(f"## {draft.number}. {draft.title}\n\n{text}\n")
+    body = "\n".join(parts).rstrip()
     references = [f"[{n}] {collection[source_id].title}" + (f" ({source_id})" if source_id != collection[
         source_id].title else "") for source_id, n in sorted(numbering.items(), key=lambda item: item[1])]
-    parts.append("## References\n\n" + ("\n".join(references) if references else "(none cited)") + "\n")
-    markdown = "\n".join(parts)
+    markdown = f"{body}\n\n## References\n\n" + ("\n".join(references) if references else "(none cited)") + "\n"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "survey.md").write_text(markdown, encoding="utf-8")
-    survey = Survey(topic, system, markdown, folder / "survey.md", citation_stats(survey_body(markdown),
-                                                                                 llm.count_tokens), sections)
+    survey = Survey(topic, system, markdown, body, folder / "survey.md", citation_stats(body, llm.count_tokens),
+                    sections)
     _write_json(folder / "record.json", {"settings": settings, "outline": outline.to_dict(), "row": survey.row(),
                                          "references": {n: source_id for source_id, n in numbering.items()},
                                          "sections": [d.to_dict() for d in sections]})
@@ -172,12 +174,20 @@ def _finish(topic: str, system: str, collection: SourceCollection, outline: Outl
 async def judge_surveys(llm: LLMClient, first: Survey, second: Survey, out: Path, samples: int,
                         temperature: float = 1.0, window: int = 8192) -> dict[str, dict]:
     """The pairwise judge of two systems' surveys on one topic (extlib.survey.judge), its judgements saved beside
-    them (out/<topic>/judge.json); returns the summary per system."""
-    judgements = await judge_pair(llm, first.topic, {first.system: first.body, second.system: second.body}, samples,
-                                  temperature, window)
-    summary = summarize(judgements)
-    _write_json(topic_folder(out, first.topic) / "judge.json", {
-        "model": llm.model_id, "samples": samples, "temperature": temperature, "summary": summary,
-        "judgements": [asdict(j) for j in judgements]})
+    them (out/<topic>/judge.json); returns the summary per system. Surveys with unwritten sections, or too long for
+    the judge's window, are not judged: each system's summary then says why (`skipped`)."""
+    path, systems = topic_folder(out, first.topic) / "judge.json", (first.system, second.system)
+    reason = f"sections {first.failed or second.failed} were not written" if first.failed or second.failed else None
+    judgements: list = []
+    if reason is None:
+        try:
+            judgements = await judge_pair(llm, first.topic, {first.system: first.body, second.system: second.body},
+                                          samples, temperature, window)
+        except PromptTooLong as exc:
+            reason = str(exc)
+    summary = summarize(judgements) if reason is None else {
+        s: {"mean score": None, "win rate": None, "skipped": reason} for s in systems}
+    _write_json(path, {"model": llm.model_id, "samples": samples, "temperature": temperature, "summary": summary,
+                       "judgements": [asdict(j) for j in judgements]})
     return summary
 

@@ -14,7 +14,9 @@ toolkit's BM25 index.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sys
 import zipfile
 from dataclasses import dataclass
 from functools import cached_property
@@ -69,6 +71,14 @@ class SourceCollection:
 
     def __getitem__(self, source_id: str) -> Source:
         return self._by_id[source_id]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """sha256 of every source's id, title and text: a survey's saved parts are reused only with the same sources."""
+        digest = hashlib.sha256()
+        for s in self.sources:
+            digest.update(f"{s.id}\x00{s.title}\x00{s.text}\x01".encode())
+        return digest.hexdigest()
 
     @cached_property
     def index(self) -> BM25Index:
@@ -156,10 +166,16 @@ def autosurvey_database(folder: Path) -> SourceCollection:
     except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
         raise DataError(f"{path}: not AutoSurvey's TinyDB file (a JSON object with table {AUTOSURVEY_TABLE!r}): "
                         f"{exc}") from None
-    rows = table.values() if isinstance(table, dict) else table
+    rows = list(table.values() if isinstance(table, dict) else table)
+    if not all(isinstance(row, dict) for row in rows):
+        raise DataError(f"{path}: table {AUTOSURVEY_TABLE!r} holds rows that are not records of {{id, title, abs}}")
+    with_text = [row for row in rows if str(row.get("abs") or "").strip()]
+    if len(with_text) < len(rows):
+        print(f"{path}: {len(rows) - len(with_text)} of {len(rows)} papers have no abstract and are left out",
+              file=sys.stderr)
     return SourceCollection(f"autosurvey:{folder}", [
         Source(str(row.get("id") or ""), " ".join(str(row.get("title") or "").split()),
-               " ".join(str(row.get("abs") or "").split())) for row in rows])
+               " ".join(str(row["abs"]).split())) for row in with_text])
 
 
 def text_folder(folder: Path) -> SourceCollection:
