@@ -9,13 +9,15 @@ from dataclasses import asdict, dataclass, field
 from ..calls import call
 from ..llm import LLMClient
 from ..trace import CallRecord
-from .prompts import OUTLINE
+from ..prompts import ordinal
+from .prompts import OUTLINE, OUTLINE_SLOT
 from .sources import Source
 
 _TITLE = re.compile(r"^\s*[#*]*\s*(?:section\s*)?(\d+)(?!\.\d)\s*[.:)\-]\s*(.+?)\s*[*]*\s*$", re.IGNORECASE)
 _DESCRIPTION = re.compile(r"^\s*[-*]*\s*description\s*[:\-]\s*(.+?)\s*$", re.IGNORECASE)
 
 
+TOKENS_PER_SECTION = 96  # a title and a one-sentence description
 VERSION = 1  # of the outline prompt and parser: a folder holding an outline of another version is refused
 
 
@@ -65,12 +67,13 @@ def parse_outline(text: str, limit: int) -> list[Section]:
     return sections[:limit]
 
 
-async def draft_outline(llm: LLMClient, topic: str, sources: list[Source], sections: int,
-                        max_tokens: int = 400) -> Outline:
-    """The outline from the topic and the titles of its best-ranked sources."""
+async def draft_outline(llm: LLMClient, topic: str, sources: list[Source], sections: int) -> Outline:
+    """The outline from the topic and the titles of its best-ranked sources: numbered slots the model fills in (a
+    1.5B model asked for "exactly 3 sections" wrote one; given three slots it fills three)."""
     titles = "\n".join(f"- {s.title}" for s in sources)
-    text, record = await call(llm, OUTLINE.format(topic=topic, titles=titles, sections=sections), max_tokens,
-                              "outline", 0)
+    slots = "\n".join(OUTLINE_SLOT.format(number=k, ordinal=ordinal(k)) for k in range(1, sections + 1))
+    text, record = await call(llm, OUTLINE.format(topic=topic, titles=titles, sections=sections, slots=slots),
+                              TOKENS_PER_SECTION * sections, "outline", 0)
     if text is None:
         raise OutlineError(f"the outline call failed: {record.error}")
     parsed = parse_outline(text, sections)

@@ -7,11 +7,12 @@ from __future__ import annotations
 OUTLINE = """You are planning a survey on the topic "{topic}". These are titles of sources on the topic:
 {titles}
 
-Write the outline of the survey's main body with exactly {sections} sections. Each section is about a different \
-aspect of the topic that the sources cover (for example a period, a field, a method or an application); no section \
-is about the whole topic. Write each section as two lines, and nothing else:
-Section 1: <section title>
-Description: <one sentence on what the section covers>"""
+Fill in the outline of the survey's main body below: {sections} sections, each about a different aspect of the topic \
+that the sources cover (for example a period, a field, a method or an application), none about the whole topic. \
+Replace every <...> and write nothing else.
+{slots}"""
+OUTLINE_SLOT = """Section {number}: <title of the {ordinal} aspect>
+Description: <one sentence on what it covers>"""
 
 # The task query q of a section (§4.3: "the newly started process takes the previous section into the task query").
 TASK = """the section "{number}. {title}" of a survey on "{topic}". The section covers: {description}"""
