@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass, field
 
 from ..calls import call
 from ..llm import LLMClient
-from ..trace import CallRecord
 from ..prompts import ordinal
+from ..trace import CallRecord
 from .prompts import OUTLINE, OUTLINE_SLOT
 from .sources import Source
 
