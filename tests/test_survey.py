@@ -12,7 +12,7 @@ from extlib.methods.base import run_sync
 from extlib.methods.extagents import kar_schedule
 from extlib.survey import SurveyConfig, SurveyError, judge_pair, load_sources, summarize, write_survey
 from extlib.survey.autosurvey import AutoSurveyWriter
-from extlib.survey.citations import citation_stats, cited_numbers, keep_citations, renumber
+from extlib.survey.citations import citation_stats, cited_numbers, keep_citations, reattribute, renumber
 from extlib.survey.drafting import SectionJob
 from extlib.survey.extagents_writer import ExtAgentsWriter
 from extlib.survey.judge import parse_scores
@@ -147,6 +147,14 @@ def test_ranges_count_each_number_and_years_and_links_are_not_citations():
         "Stars [1, 2]. Planets [2]. Founded in [1990]. See [2](http://x). Both [5].", 4)
     numbering: dict[str, int] = {}
     assert renumber("A [2-3]. B [1].", {1: "x", 2: "y", 3: "z"}, numbering) == "A [1, 2]. B [3]."
+
+
+def test_a_citation_moves_to_the_source_its_sentence_clearly_comes_from():
+    shown = {1: "[1] Lighthouse Arden: lit in 1807, kept by Ezra Holloway.",
+             2: "[2] Lighthouse Brisk: on the coast of Pellmouth, kept by Mara Quill."}
+    text = "Mara Quill kept the Brisk light at Pellmouth [1].\nEzra Holloway kept Arden [1]. Both were lights [2]."
+    assert reattribute(text, shown) == (
+        "Mara Quill kept the Brisk light at Pellmouth [2].\nEzra Holloway kept Arden [1]. Both were lights [2].", 1)
 
 
 def test_references_are_numbered_in_order_of_first_citation_across_sections():

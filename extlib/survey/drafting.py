@@ -71,6 +71,7 @@ class SectionDraft:
     sources: list[str]  # the section's source ids: [k] is sources[k - 1]
     read: list[int]  # the numbers of the sources some call of the writer read
     invalid_citations: int = 0  # cited numbers the citing call was not shown, removed
+    moved_citations: int = 0  # citations moved to the shown source a sentence overlaps clearly more (citations.py)
     calls: list[CallRecord] = field(default_factory=list)
     extra: dict = field(default_factory=dict)  # writer-specific facts (ExtAgents: rounds, dropped replies)
     error: str | None = None  # a failed call that left the section unwritten: rerunning writes it again

@@ -21,7 +21,7 @@ from ..methods.extagents import Scratchpad, kar_schedule
 from ..parsing import is_no_information
 from ..trace import CallRecord
 from .autosurvey import clean_section
-from .citations import cited_numbers, keep_citations
+from .citations import cited_numbers, keep_citations, reattribute
 from .drafting import SectionDraft, SectionJob, SurveyConfig, ending, room, source_block, without_citations
 from .prompts import PREVIOUS, SEEK_FIRST, SEEK_NEXT, TASK, WRITE_FIRST, WRITE_NEXT
 
@@ -65,7 +65,8 @@ class ExtAgentsWriter:
                                     f"section {job.number} round {t}: seeking agents", progress=self.progress)
             draft.calls += [record for _, record in replies]
             draft.extra["rounds"] = t
-            changed = [i for i, reply in enumerate(replies) if self._admit(pad, i, reply, set(chunks[i]), draft)]
+            changed = [i for i, reply in enumerate(replies)
+                       if self._admit(pad, i, reply, {k: blocks[k] for k in chunks[i]}, draft)]
             pad.scores.update({i: -float(i) for i in pad.notes})  # retrieval order: the best sources' agent first
             if not changed:
                 break  # nothing new: a further round would see the same facts
@@ -78,15 +79,18 @@ class ExtAgentsWriter:
         return draft
 
     @staticmethod
-    def _admit(pad: Scratchpad, i: int, reply: tuple[str | None, CallRecord], allowed: set[int],
+    def _admit(pad: Scratchpad, i: int, reply: tuple[str | None, CallRecord], shown: dict[int, str],
                draft: SectionDraft) -> bool:
         """Agent i's reply joins its message (m_{i,t} = m_{i,t-1} + the reply) unless it failed, found nothing,
-        cites none of the agent's sources, or adds no word beyond the facts already collected."""
+        cites none of the agent's sources (`shown`, by number), or adds no word beyond the facts already collected.
+        Its citations of other numbers are removed, and each is moved to the source its sentence comes from."""
         text, record = reply
         if text is None or is_no_information(text):
             return False
-        text, invalid = keep_citations(text.strip(), allowed)
+        text, invalid = keep_citations(text.strip(), set(shown))
+        text, moved = reattribute(text, shown)
         draft.invalid_citations += invalid
+        draft.moved_citations += moved
         if not cited_numbers(text):
             record.dropped = "cites none of its sources"
             return False

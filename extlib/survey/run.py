@@ -57,6 +57,7 @@ class Survey:
         return {"topic": self.topic, "system": self.system, **self.stats.as_row(),
                 "sources read": sum(len(d.read) for d in self.sections),
                 "invalid citations removed": sum(d.invalid_citations for d in self.sections),
+                "citations moved to their source": sum(d.moved_citations for d in self.sections),
                 "LLM calls": len(calls), "prompt tokens": sum(c.prompt_tokens for c in calls),
                 "completion tokens": sum(c.completion_tokens for c in calls),
                 "failed sections": len(self.failed)}
