@@ -1,8 +1,9 @@
-"""`extagents ask | setup | serve | data | infbench-plus | run | report`: the methods on a document from the
-shell, on the bundled model or any OpenAI-compatible endpoint; the benchmarks offline; experiments into run
-files and one table. This module only parses and dispatches: method knobs become flags from the methods'
-configuration classes (each default written once, there), `run --config FILE.yaml` reads an experiment's
-settings from a checked-in file, and bad input ends with one clear line on stderr and exit code 2."""
+"""`extagents ask | setup | serve | data | infbench-plus | run | report | survey`: the methods on a document from
+the shell, on the bundled model or any OpenAI-compatible endpoint; the benchmarks offline; experiments into run
+files and one table; surveys written from a source collection and judged. This module only parses and
+dispatches: method knobs become flags from the methods' configuration classes (each default written once,
+there), `run --config FILE.yaml` reads an experiment's settings from a checked-in file, and bad input ends with
+one clear line on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ import signal
 import sqlite3
 import sys
 import typing
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
-from .cli_flags import add_knob_flags, bounded, config_argv, given_knobs, positive
+from .cli_flags import add_config_flags, add_knob_flags, bounded, config_argv, config_from_flags, given_knobs, positive
 from .datasets import DATASETS, check_options, load_tasks, prepare, read_ids
 from .datasets import options as dataset_options
 from .documents import read_document
@@ -26,8 +27,10 @@ from .experiments import run as run_experiment
 from .infbench_plus import build as infbench_plus_build
 from .llm import LLMError
 from .methods import METHODS, knobs_for, make_method
+from .methods.base import run_sync
 from .models import DEFAULT_MODEL, MODELS, ensure_model
 from .serve import LocalServer
+from .survey import WRITERS, SurveyConfig
 from .trace import LANGS, Prediction, Task
 
 
@@ -105,6 +108,26 @@ def build_parser() -> Parser:
     figures.add_argument("--set", action="append", default=[], metavar="NOTEBOOK.KEY=VALUE",
                          help="override a notebook parameter, e.g. 01_scaling.n=5 (repeatable)")
     figures.add_argument("--force", action="store_true", help="run notebooks that are up to date too")
+
+    survey = verbs.add_parser("survey", help="write a survey with numbered citations from a source collection "
+                              "(ExtAgents and the AutoSurvey baseline) and judge the two pairwise")
+    survey.add_argument("--topic", required=True, help='e.g. "history of astronomy"')
+    survey.add_argument("--sources", required=True, help="wiki-vital (10,033 encyclopedia articles, offline), "
+                        "hotpotqa-wiki (66k Wikipedia paragraphs), autosurvey:FOLDER (AutoSurvey's paper database), a "
+                        "folder of .txt/.md files (one source each) or a .jsonl file of {id, title, text} rows")
+    survey.add_argument("--method", default="extagents,autosurvey", help="extagents, autosurvey, or both as a comma "
+                        "list (default both)")
+    survey.add_argument("--out", default="surveys", help="folder of surveys, one subfolder per topic (default "
+                        "surveys/); a rerun continues what is there")
+    survey.add_argument("--judge-samples", type=bounded(int, 0, None, "a non-negative integer"), default=2,
+                        help="pairwise judgements of the two surveys, an even number: their order is swapped every "
+                        "other one (paper: 8; default 2; 0: none)")
+    survey.add_argument("--judge-window", type=positive, default=8192,
+                        help="the judge's context window, for both surveys at once (default 8192)")
+    survey.add_argument("--judge-temperature", type=bounded(float, 0, 2, "a number between 0 and 2"), default=1.0,
+                        help="the judge's sampling temperature (paper: 1)")
+    add_config_flags(survey, SurveyConfig, "survey settings")
+    _engine_args(survey, reasoning=True)
 
     report = verbs.add_parser("report", help="collect run files into one table")
     report.add_argument("files", nargs="+", help="run files (JSONL) or folders holding them")
@@ -301,6 +324,41 @@ def figures(args: argparse.Namespace) -> int:
     return 0
 
 
+def survey(args: argparse.Namespace) -> int:
+    from .survey import judge_surveys, load_sources, write_survey
+    from .survey.report import markdown_table
+
+    systems = [m.strip() for m in args.method.split(",") if m.strip()]
+    unknown = [m for m in systems if m not in WRITERS]
+    if unknown or not systems:
+        raise UserError(f"unknown survey system(s) {unknown or '(none given)'}; choose from: {', '.join(WRITERS)}")
+    if args.judge_samples and len(systems) != 2:
+        raise UserError("judging compares two systems: give --method extagents,autosurvey, or --judge-samples 0")
+    if args.judge_samples % 2:
+        raise UserError(f"--judge-samples {args.judge_samples}: give an even number, so that each survey is shown "
+                        "first equally often (or 0 for no judging)")
+    config = config_from_flags(args, SurveyConfig)
+    collection = load_sources(args.sources)
+    window = max(config.context_window, args.judge_window if args.judge_samples else 0)
+    with clients(replace(_engine(args), context_window=window)) as (llm, reasoner):
+        surveys = [run_sync(write_survey(args.topic, collection, s, llm, config, Path(args.out), reasoner))
+                   for s in systems]
+        rows = [result.row() for result in surveys]
+        for result in surveys:
+            print(f"[{result.system}] {result.path}" + (f"  (sections {result.failed} failed: rerun to write "
+                                                         "them)" if result.failed else ""))
+        if args.judge_samples:
+            summary = run_sync(judge_surveys(llm, *surveys, Path(args.out), args.judge_samples,
+                                             args.judge_temperature, args.judge_window))
+            for row in rows:
+                row.update({f"judge {k}": v for k, v in summary[row["system"]].items() if k != "skipped"})
+            skipped = summary[systems[0]].get("skipped")
+            where = surveys[0].path.parents[1] / "judge.json"
+            print(f"judge skipped: {skipped}" if skipped else f"judgements: {where}")
+    print(markdown_table(rows))
+    return 1 if any(r.failed for r in surveys) else 0
+
+
 def report(args: argparse.Namespace) -> int:
     from .results import collect, markdown, run_files, write_csv  # pandas and scipy: only when tables are made
 
@@ -354,6 +412,8 @@ def dispatch(args: argparse.Namespace) -> int:
         return report(args)
     if args.verb == "figures":
         return figures(args)
+    if args.verb == "survey":
+        return survey(args)
     with LocalServer(args.model, context_window=args.context_window, persistent=True,
                      prompt_cache_mb=args.prompt_cache_mb) as server:  # serve
         server.serve_forever()

@@ -90,6 +90,27 @@ def add_knob_flags(parser: argparse.ArgumentParser, exclude: tuple[str, ...] = (
         group.add_argument("--" + name.replace("_", "-"), **options)
 
 
+def add_config_flags(parser: argparse.ArgumentParser, config_class: type, title: str) -> None:
+    """One flag per field of one configuration class (e.g. the survey's), its default shown, unset by default."""
+    group = parser.add_argument_group(title)
+    kinds = knob_types(config_class)
+    for f in dataclasses.fields(config_class):
+        scalar, convert = _flag_type(kinds[f.name], f.metadata)
+        options: dict[str, Any] = {"dest": f.name, "default": None,
+                                   "help": f"{f.metadata.get('help', '')} (default {f.default})"}
+        if scalar is bool:
+            options["action"] = argparse.BooleanOptionalAction
+        else:
+            options["type"] = convert
+        group.add_argument("--" + f.name.replace("_", "-"), **options)
+
+
+def config_from_flags(args: argparse.Namespace, config_class: type) -> Any:
+    """The configuration with the fields given as flags; the rest keep their defaults."""
+    return config_class(**{f.name: getattr(args, f.name) for f in dataclasses.fields(config_class)
+                           if getattr(args, f.name, None) is not None})
+
+
 def given_knobs(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in knob_fields() if getattr(args, name, None) is not None}
 

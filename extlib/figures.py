@@ -18,7 +18,7 @@ from .engine import DEFAULT_WINDOW, EngineSettings
 from .serve import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness"]
+NOTEBOOKS = ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness", "06_survey"]
 PRESETS = ROOT / "configs" / "presets"
 
 
@@ -63,7 +63,7 @@ def up_to_date(target: Path, name: str, plan: dict[str, Any], preset: str, resul
     if meta.get("exception") or meta.get("parameters") != plan:
         return False
     sources = [ROOT / "notebooks" / f"{name}.ipynb", PRESETS / f"{preset}.yaml", *(ROOT / "extlib").rglob("*.py"),
-               *(results / name).rglob("*.jsonl"), *((results / "01_scaling").rglob("*.jsonl") if name == "04_cost"
+               *(results / name).rglob("*.json*"), *((results / "01_scaling").rglob("*.jsonl") if name == "04_cost"
                                                      else [])]
     return target.stat().st_mtime > max(p.stat().st_mtime for p in sources)
 

@@ -17,8 +17,8 @@ from .results import bootstrap_interval
 NAMES = {"extagents": "ExtAgents", "direct": "Direct Input", "mapreduce": "LLM×MapReduce",
          "chain-of-agents": "Chain of Agents", "longagent": "LongAgent", "drag": "DRAG", "iterdrag": "IterDRAG",
          "parser": "PARSER", "parallelsearch": "ParallelSearch", "search-r1": "Search-R1",
-         "o2-searcher": "O2-Searcher"}
-COLORS = dict(zip(NAMES, sns.color_palette("tab10", 10) + [(0.4, 0.4, 0.4)]))
+         "o2-searcher": "O2-Searcher", "autosurvey": "AutoSurvey"}
+COLORS = dict(zip(NAMES, sns.color_palette("tab10", 10) + [(0.4, 0.4, 0.4), (0.85, 0.65, 0.1)]))
 
 
 def theme() -> None:

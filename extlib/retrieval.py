@@ -17,7 +17,7 @@ from tqdm import tqdm
 from .chunking import chunk_text
 from .tokenizer import Tokenizer
 from .trace import Task
-from .words import terms
+from .words import content_words, terms
 
 
 class BM25Index:
@@ -61,6 +61,18 @@ class BM25Index:
             if i is not None:
                 lo, hi = self.indptr[i], self.indptr[i + 1]
                 out[self.postings[lo:hi]] += self.weights[lo:hi]  # a term's passages are distinct
+        return out
+
+    def coverage(self, query: str) -> np.ndarray:
+        """Per passage, the summed idf of the query's content words it holds: how much of the query's vocabulary it
+        covers, the rare words counting most (coordination-level matching, where BM25 alone lets many mentions of a
+        common word outrank one of a rare one)."""
+        out = np.zeros(self.n_docs, dtype=np.float32)
+        for t in content_words(query) or set(terms(query)):  # a query of short words only ("AI") keeps them
+            i = self._term_id.get(t)
+            if i is not None:
+                lo, hi = self.indptr[i], self.indptr[i + 1]
+                out[self.postings[lo:hi]] += np.log1p((self.n_docs - (hi - lo) + 0.5) / (hi - lo + 0.5))
         return out
 
     def rank(self, query: str) -> np.ndarray:

@@ -165,3 +165,11 @@ def test_a_real_openai_client_works_across_event_loops_and_reads_usage():
             assert (done.prefill_seconds, done.generation_seconds) == (0.25, 0.04)
     finally:
         server.shutdown()
+
+
+def test_sampled_calls_with_their_own_seeds_are_each_answered_and_cached_apart(tmp_path):
+    replies = iter(["first sample", "second sample"])
+    llm = scripted_client(lambda prompt: next(replies), cache=ResponseCache(tmp_path / "c.sqlite"))
+    answers = [asyncio.run(llm.complete("Judge these.", temperature=1.0, seed=seed)).text for seed in (0, 1, 0, 1)]
+    assert answers == ["first sample", "second sample", "first sample", "second sample"]
+    assert len(llm._client.prompts) == 2  # the repeats came from the cache, each seed's own reply

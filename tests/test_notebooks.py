@@ -55,8 +55,12 @@ def test_every_experiment_notebook_runs_on_the_real_model_and_writes_rows_and_fi
         rows = [json.loads(line) for f in (results / name).rglob("*.jsonl") for line in f.read_text().splitlines()]
         assert rows and all(r["method_version"] >= 1 and r["model_sha256"] and r["date"] for r in rows), name
     assert json.loads((results / "00_lesson" / "trace.json").read_text())["extagents"]["calls"]
+    for system in ("extagents", "autosurvey"):  # a survey with its sections' calls, and the judgements
+        record = json.loads((results / "06_survey" / "history-of-astronomy" / system / "record.json").read_text())
+        assert record["sections"] and all(s["calls"] for s in record["sections"]), system
+    assert json.loads((results / "06_survey" / "history-of-astronomy" / "judge.json").read_text())["judgements"]
     for figure in ("lesson_chunks", "lesson_rounds", "lesson_timeline", "scaling", "ablation", "latency", "cost",
-                   "robustness"):
+                   "robustness", "survey_table4"):
         assert colored_share(figures / f"{figure}.png") > 0.0002, figure  # data in colour, not an empty frame
     for notebook in executed:  # no cell ended in an error
         cells = json.loads(notebook.read_text())["cells"]
@@ -102,7 +106,8 @@ def test_preset_and_parameter_mistakes_are_named(tmp_path):
         render("smoke", only=["07_survey"], results_root=tmp_path)
 
 
-@pytest.mark.parametrize("name", ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness"])
+@pytest.mark.parametrize("name", ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness",
+                                  "06_survey"])
 def test_every_parameter_of_an_experiment_notebook_is_declared_typed_and_commented(name):
     import json
 

