@@ -107,13 +107,15 @@ class LLMClient:
 
     async def complete(self, prompt: str | list[dict], max_tokens: int = 256,
                        temperature: float | None = None, stop: list[str] | None = None,
-                       seed: int | None = None) -> Completion:
+                       seed: int | None = None, frequency_penalty: float | None = None) -> Completion:
         """`stop`: generation ends before any of these strings (search agents stop after `</search>`); `seed`: the
-        server's sampling seed, so repeated samples of one prompt differ from each other (and are cached apart)."""
+        server's sampling seed, so repeated samples of one prompt differ from each other (and are cached apart);
+        `frequency_penalty`: the OpenAI parameter against repeating tokens (long writing with a small model)."""
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
         params = {"max_tokens": max_tokens,
                   "temperature": self.temperature if temperature is None else temperature,
                   **({"stop": list(stop)} if stop else {}), **({"seed": seed} if seed is not None else {}),
+                  **({"frequency_penalty": frequency_penalty} if frequency_penalty else {}),
                   **self.extra_body}
         key = cache_key(self.model_id, messages, params) if self.cache is not None else None
         if key and (hit := self.cache.get(key)):
@@ -131,7 +133,8 @@ class LLMClient:
 
     async def _call_with_retries(self, client: Any, messages: list[dict], params: dict[str, Any]) -> Completion:
         body = dict(params)
-        standard = {k: body.pop(k) for k in ("max_tokens", "temperature", "stop", "seed") if k in body}
+        standard = {k: body.pop(k) for k in ("max_tokens", "temperature", "stop", "seed", "frequency_penalty")
+                    if k in body}
         for attempt in range(1, self.max_retries + 2):
             start = time.time()
             try:

@@ -282,6 +282,9 @@ def test_scores_are_read_from_the_last_box_or_a_scores_line():
     assert parse_scores("Scores: \\boxed{11, 3}") is None and parse_scores("no scores") is None
     assert parse_scores("Scores: 7/10, 8/10") == (7.0, 8.0)  # "x/10" is a score, not two
     assert parse_scores("Survey 1 score: 7/10\nSurvey 2 score: 8/10") is None
+    # what the bundled 1.5B judge writes: a box per survey, of one score or of the four criteria's
+    assert parse_scores("## Scores:\nSurvey 1: \\boxed{5}\nSurvey 2: \\boxed{9}") == (5.0, 9.0)
+    assert parse_scores("Scores:\nSurvey 1: \\boxed{10, 10, 10, 10}\nSurvey 2: \\boxed{10, 9, 10, 9}") == (10.0, 9.5)
 
 
 def test_swapping_the_order_cancels_a_judge_that_always_prefers_the_first_place():

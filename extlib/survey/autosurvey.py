@@ -43,7 +43,8 @@ class AutoSurveyWriter:
         blocks = {k: source_block(k, s, tokenizer, space) for k, s in enumerate(job.sources, 1)}
         shown = greedy_within(list(blocks), lambda k: llm.count_tokens(blocks[k]) + 1, space)
         prompt = AUTOSURVEY_WRITE.format(sources="\n".join(blocks[k] for k in shown), **fields)
-        text, record = await call(llm, prompt, cfg.write_max_tokens, "write", 1)
+        text, record = await call(llm, prompt, cfg.write_max_tokens, "write", 1,
+                                  frequency_penalty=cfg.frequency_penalty)
         draft = SectionDraft(job.number, section.title, "", [s.id for s in job.sources], shown, calls=[record])
         if text is None:
             draft.error = f"the writing call failed: {record.error}"

@@ -39,6 +39,9 @@ class SurveyConfig(MethodConfig):
     seek_max_tokens: int = knob(200, "tokens of each seeking agent's reply")
     write_max_tokens: int = knob(400, "tokens of each writing call (both systems)")
     words: int = knob(250, "the length the baseline is asked to write, in words (AutoSurvey: 700)")
+    frequency_penalty: float = knob(0.5, "OpenAI's frequency penalty on every writing call of both systems (0: "
+                                    "none): greedy decoding of a 1.5B model repeated one sentence to the end of a "
+                                    "400-token section", low=0.0, high=2.0)
 
     def check(self) -> None:
         if max(self.outline_sources, self.sources_per_section) > self.topic_sources:

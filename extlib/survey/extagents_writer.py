@@ -126,7 +126,8 @@ class ExtAgentsWriter:
             prompt = WRITE_NEXT.format(task=task, draft=ending("\n\n".join(paragraphs), tokenizer, DRAFT_SHOWN),
                                        messages=format_facts(given), example=_example(given)) if paragraphs else \
                 WRITE_FIRST.format(task=task, previous=previous, messages=format_facts(given), example=_example(given))
-            text, record = await call(llm, prompt, cfg.write_max_tokens, "write", draft.extra["rounds"], None, step)
+            text, record = await call(llm, prompt, cfg.write_max_tokens, "write", draft.extra["rounds"], None, step,
+                                      frequency_penalty=cfg.frequency_penalty)
             draft.calls.append(record)
             if text is None:
                 draft.error = f"writing step {step} failed after retries: {record.error}"

@@ -15,19 +15,24 @@ from ..trace import CallRecord
 from .prompts import JUDGE
 
 _BOXED = re.compile(r"\\?boxed\s*\{\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\}")
+_PER_SURVEY = re.compile(r"survey\s*([12])\b[^\n]*?\\?boxed\s*\{([\d.,\s]+)\}", re.IGNORECASE)
 _SCORES_LINE = re.compile(r"scores?\s*[:：]\s*\**\s*(\d+(?:\.\d+)?)\s*(?:,|and)\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _OUT_OF_TEN = re.compile(r"\s*/\s*10\b")
 
 
 def parse_scores(text: str) -> tuple[float, float] | None:
-    """The last \\boxed{x, y} (else a last 'Scores: x, y'; "7/10" reads as 7), both within 1-10; None when there is
-    none."""
+    """The two surveys' scores, both within 1-10, from the last \\boxed{x, y}; else from a box per survey ("Survey 1:
+    \\boxed{7}", a box of several criteria scores counting as their mean); else from a last 'Scores: x, y' ("7/10"
+    reads as 7). None when there are none."""
     text = _OUT_OF_TEN.sub("", text)
-    found = _BOXED.findall(text) or _SCORES_LINE.findall(text)
-    if not found:
+    boxes = {label: [float(x) for x in re.findall(r"\d+(?:\.\d+)?", box)] for label, box in _PER_SURVEY.findall(text)}
+    if len(boxes) == 2 and all(boxes.values()):
+        scores = tuple(sum(v) / len(v) for v in (boxes["1"], boxes["2"]))
+    elif found := _BOXED.findall(text) or _SCORES_LINE.findall(text):
+        scores = tuple(float(x) for x in found[-1])
+    else:
         return None
-    first, second = (float(x) for x in found[-1])
-    return (first, second) if 1 <= first <= 10 and 1 <= second <= 10 else None
+    return scores if all(1 <= x <= 10 for x in scores) else None
 
 
 @dataclass
