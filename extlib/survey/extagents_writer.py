@@ -75,7 +75,7 @@ class ExtAgentsWriter:
             draft.error = f"{len(failed)} seeking call(s) failed after retries; first error: {failed[0].error}"
             return draft
         if pad.notes:  # else no source gave a fact for the section: it stays empty rather than invented
-            await self._write(job, task, previous, pad.texts(pad.ranked()), reasoner or llm, draft)
+            await self._write(job, task, previous, pad.texts(pad.ranked()), blocks, reasoner or llm, draft)
         return draft
 
     @staticmethod
@@ -100,11 +100,12 @@ class ExtAgentsWriter:
         pad.notes[i] = f"{pad.notes[i]}\n{text}" if i in pad.notes else text
         return True
 
-    async def _write(self, job: SectionJob, task: str, previous: str, facts: list[str], llm: LLMClient,
-                     draft: SectionDraft) -> None:
+    async def _write(self, job: SectionJob, task: str, previous: str, facts: list[str], sources: dict[int, str],
+                     llm: LLMClient, draft: SectionDraft) -> None:
         """KAR for writing (eq. 8): step s writes a paragraph from the facts ranked (2^(s-2), 2^(s-1)], continuing
         the draft; facts a step's room cannot hold wait for the next step, and steps go on until every fact that
-        fits a prompt is written (without KAR: one call over the facts that fit)."""
+        fits a prompt is written (without KAR: one call over the facts that fit). A paragraph may cite the sources its
+        facts cite; each cited sentence moves to the one of those it clearly comes from (`sources`: by number)."""
         cfg, tokenizer = self.config, llm.tokenizer
         sizes = kar_schedule(len(facts)) if cfg.kar else [len(facts)]
         batches = [facts[a:b] for a, b in zip([0, *sizes], sizes)]  # the facts each step adds
@@ -132,9 +133,11 @@ class ExtAgentsWriter:
             if text is None:
                 draft.error = f"writing step {step} failed after retries: {record.error}"
                 return
-            paragraph, invalid = keep_citations(clean_section(text, job.section.title),
-                                                {n for f in given for n in cited_numbers(f)})
+            cited = {n for f in given for n in cited_numbers(f)}
+            paragraph, invalid = keep_citations(clean_section(text, job.section.title), cited)
+            paragraph, moved = reattribute(paragraph, {n: sources[n] for n in cited})
             draft.invalid_citations += invalid
+            draft.moved_citations += moved
             paragraphs.append(paragraph)
             if not cfg.kar:
                 break
