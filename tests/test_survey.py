@@ -113,7 +113,7 @@ def test_jsonl_and_autosurvey_databases_load(tmp_path):
     (lambda p: p.with_suffix(".jsonl").write_text('{"id": "", "title": "t", "text": "x"}'), "has no id"),
     (lambda p: p.with_suffix(".jsonl").write_text('{"id": "a", "title": "t", "text": "x"}\n' * 2), "duplicate id"),
     (lambda p: p.with_suffix(".jsonl").write_text('{"id": "a", "title": "t"}'), "needs text fields"),
-    (lambda p: p.with_suffix(".jsonl").write_text("not json"), "not JSON"),
+    (lambda p: p.with_suffix(".jsonl").write_text("not json"), "line 1: not valid JSON"),
     (lambda p: p.with_suffix(".jsonl").write_bytes(b"\xff\xfe\x00"), "cannot read it as UTF-8"),
     (lambda p: p.with_suffix(".csv").write_text("a,b"), "must be .jsonl"),
     (lambda p: None, "no source collection"),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +17,22 @@ from .sources import data_dir
 
 class DataError(ValueError):
     """A dataset file that cannot be used as is; the message names the row and the fix."""
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, record) for each non-blank line of a JSONL file; a line that is not JSON, or text that is not
+    UTF-8, is an error naming the file (and the line)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    yield number, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"{path}, line {number}: not valid JSON ({exc.msg})") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: cannot read it as UTF-8 text: {exc}") from None
 
 
 def cache_path(dataset: str, name: str) -> Path:

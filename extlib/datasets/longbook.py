@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 import zipfile
 from pathlib import Path
@@ -18,7 +17,7 @@ from tqdm import tqdm
 
 from ..tokenizer import Tokenizer
 from ..trace import Task
-from .common import DataError, check_rows, sample
+from .common import DataError, check_rows, json_lines, sample
 from .packing import TooLong, cut_document
 from .sources import data_dir, fetch
 
@@ -51,18 +50,11 @@ def infinitebench_file(lang: str, path: str | Path | None = None) -> Path:
 
 def read_infinitebench(path: Path, lang: str) -> list[dict]:
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}, line {number}: not valid JSON ({exc.msg})") from exc
-            answer = raw.get("answer")
-            rows.append({"id": str(raw["id"]) if raw.get("id") is not None else None,
-                         "question": raw.get("input"), "context": raw.get("context"),
-                         "answers": [answer] if isinstance(answer, str) else answer})
+    for _, raw in json_lines(path):
+        answer = raw.get("answer")
+        rows.append({"id": str(raw["id"]) if raw.get("id") is not None else None,
+                     "question": raw.get("input"), "context": raw.get("context"),
+                     "answers": [answer] if isinstance(answer, str) else answer})
     if not rows:
         raise DataError(f"{path}: no rows")
     check_rows(rows, str(path), lang)

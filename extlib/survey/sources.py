@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets.common import DataError, cache_path
+from ..datasets.common import DataError, cache_path, json_lines
 from ..datasets.sources import ARTIFACTS, fetch
 from ..retrieval import BM25Index
 
@@ -196,17 +196,7 @@ def text_folder(folder: Path) -> SourceCollection:
 
 def jsonl_file(path: Path) -> SourceCollection:
     sources = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot read it as UTF-8 text: {exc}") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}, line {n}: not JSON ({exc})") from None
+    for n, row in json_lines(path):
         if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("id", "title", "text")):
             raise DataError(f"{path}, line {n}: a row needs text fields id, title and text")
         sources.append(Source(row["id"], row["title"].strip(), " ".join(row["text"].split())))
