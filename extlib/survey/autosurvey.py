@@ -9,7 +9,6 @@ import re
 from ..budget import greedy_within
 from ..calls import call
 from ..llm import LLMClient
-from .citations import keep_citations, reattribute
 from .drafting import SectionDraft, SectionJob, SurveyConfig, room, source_block
 from .prompts import AUTOSURVEY_WRITE
 
@@ -49,6 +48,5 @@ class AutoSurveyWriter:
         if text is None:
             draft.error = f"the writing call failed: {record.error}"
             return draft
-        text, draft.invalid_citations = keep_citations(clean_section(text, section.title), set(shown))
-        draft.text, draft.moved_citations = reattribute(text, {k: blocks[k] for k in shown})
+        draft.text = draft.cite(clean_section(text, section.title), {k: blocks[k] for k in shown})
         return draft

@@ -77,6 +77,15 @@ def reattribute(text: str, sources: Mapping[int, str], margin: float = 0.2) -> t
     return ("".join(out) if moved else text), moved
 
 
+def check_citations(text: str, shown: Mapping[int, str]) -> tuple[str, int, int]:
+    """What every citing call's reply goes through: citations of numbers not `shown` ({number: source text}) removed,
+    then each cited sentence moved to the shown source it clearly comes from. Returns the text and the counts of
+    citations removed and moved."""
+    text, removed = keep_citations(text, set(shown))
+    text, moved = reattribute(text, shown)
+    return text, removed, moved
+
+
 def renumber(text: str, local_ids: Mapping[int, str], numbering: dict[str, int]) -> str:
     """Section-local numbers -> the survey's reference numbers, giving each newly cited source the next number
     (`numbering`, source id -> number, grows in order of first citation)."""

@@ -12,7 +12,7 @@ from ..chunking import decode_span, encode_long
 from ..methods.base import MethodConfig, knob
 from ..tokenizer import Tokenizer
 from ..trace import CallRecord
-from .citations import CITATION
+from .citations import CITATION, check_citations
 from .outline import Outline, Section
 from .sources import Source
 
@@ -59,7 +59,7 @@ class SectionJob:
     outline: Outline
     number: int  # 1-based place in the outline
     sources: list[Source]  # retrieved for this section, best first: [1] ... [K]
-    previous: str = ""  # the previous section's text, citations removed ("" for the first)
+    previous: str = ""  # the previous section's text ("" for the first); a writer that uses it drops its citations
 
     @property
     def section(self) -> Section:
@@ -78,6 +78,14 @@ class SectionDraft:
     calls: list[CallRecord] = field(default_factory=list)
     extra: dict = field(default_factory=dict)  # writer-specific facts (ExtAgents: rounds, dropped replies)
     error: str | None = None  # a failed call that left the section unwritten: rerunning writes it again
+
+    def cite(self, text: str, shown: dict[int, str]) -> str:
+        """`text` with its citations checked against the sources its call was shown (citations.check_citations),
+        the citations removed and moved counted on this draft."""
+        text, removed, moved = check_citations(text, shown)
+        self.invalid_citations += removed
+        self.moved_citations += moved
+        return text
 
     def to_dict(self) -> dict:
         return asdict(self)

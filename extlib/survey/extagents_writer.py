@@ -21,7 +21,7 @@ from ..methods.extagents import Scratchpad, kar_schedule
 from ..parsing import is_no_information
 from ..trace import CallRecord
 from .autosurvey import clean_section
-from .citations import cited_numbers, keep_citations, reattribute
+from .citations import cited_numbers
 from .drafting import SectionDraft, SectionJob, SurveyConfig, ending, room, source_block, without_citations
 from .prompts import PREVIOUS, SEEK_FIRST, SEEK_NEXT, TASK, WRITE_FIRST, WRITE_NEXT
 
@@ -87,10 +87,7 @@ class ExtAgentsWriter:
         text, record = reply
         if text is None or is_no_information(text):
             return False
-        text, invalid = keep_citations(text.strip(), set(shown))
-        text, moved = reattribute(text, shown)
-        draft.invalid_citations += invalid
-        draft.moved_citations += moved
+        text = draft.cite(text.strip(), shown)
         if not cited_numbers(text):
             record.dropped = "cites none of its sources"
             return False
@@ -134,11 +131,7 @@ class ExtAgentsWriter:
                 draft.error = f"writing step {step} failed after retries: {record.error}"
                 return
             cited = {n for f in given for n in cited_numbers(f)}
-            paragraph, invalid = keep_citations(clean_section(text, job.section.title), cited)
-            paragraph, moved = reattribute(paragraph, {n: sources[n] for n in cited})
-            draft.invalid_citations += invalid
-            draft.moved_citations += moved
-            paragraphs.append(paragraph)
+            paragraphs.append(draft.cite(clean_section(text, job.section.title), {n: sources[n] for n in cited}))
             if not cfg.kar:
                 break
         draft.text = "\n\n".join(p for p in paragraphs if p)

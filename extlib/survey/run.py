@@ -24,7 +24,7 @@ from ..budget import PromptTooLong
 from ..llm import LLMClient
 from .autosurvey import AutoSurveyWriter
 from .citations import CitationStats, citation_stats, renumber
-from .drafting import SectionDraft, SectionJob, SurveyConfig, without_citations
+from .drafting import SectionDraft, SectionJob, SurveyConfig
 from .extagents_writer import ExtAgentsWriter
 from .judge import judge_pair, summarize
 from .outline import VERSION as OUTLINE_VERSION
@@ -127,7 +127,7 @@ async def write_survey(topic: str, collection: SourceCollection, system: str, ll
     for number, section in tqdm(list(enumerate(outline.sections, 1)), desc=f"{folder.name}: {system} sections",
                                 unit="section", disable=not progress):
         path = folder / system / "sections" / f"{number:02d}.json"
-        previous = without_citations(sections[-1].text) if sections else ""
+        previous = sections[-1].text if sections else ""
         # a section written after the previous one: redone when that one changed (e.g. was written by a rerun)
         identity = {**settings, "previous_sha256": hashlib.sha256(previous.encode()).hexdigest()} \
             if writer.uses_previous else settings
