@@ -88,11 +88,17 @@ compare: data
 # lies beyond the window (hotpotqa-longdoc, zh-longdoc at 4x and 8x a 1,024-token window) and where it comes first
 # (HotpotQA in retrieval order), on the test draw (seed 2). One question at a time across every cell; the rows
 # are committed under docs/results/beyond_window, so it resumes where it stopped. BEYOND_LIMIT=K stops after K.
+# The issue's targets are at 8x: past question BEYOND_4X_LIMIT the long documents run at 8,192 only (the 4x cells
+# cost a third of the study's hours).
 BEYOND_LIMIT ?= 30
+BEYOND_4X_LIMIT ?= 15
 BEYOND := hotpotqa-longdoc zh-longdoc hotpotqa
 beyond-window: data
 	for k in $$(seq 1 $(BEYOND_LIMIT)); do \
-		for c in $(BEYOND); do $(BIN)/extagents run --config configs/beyond_window/$$c.yaml --limit $$k || exit 1; done; \
+		for c in $(BEYOND); do \
+			only8x=$$([ $$k -gt $(BEYOND_4X_LIMIT) ] && [ $$c != hotpotqa ] && echo "--lengths 8192"); \
+			$(BIN)/extagents run --config configs/beyond_window/$$c.yaml --limit $$k $$only8x || exit 1; \
+		done; \
 	done
 	$(BIN)/extagents report docs/results/beyond_window
 
