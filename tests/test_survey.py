@@ -12,12 +12,20 @@ from extlib.methods.base import run_sync
 from extlib.methods.extagents import kar_schedule
 from extlib.survey import SurveyConfig, SurveyError, judge_pair, load_sources, summarize, write_survey
 from extlib.survey.autosurvey import AutoSurveyWriter
-from extlib.survey.citations import citation_stats, cited_numbers, keep_citations, reattribute, renumber
-from extlib.survey.drafting import SectionJob
+from extlib.survey.citations import (
+    citation_stats,
+    citations_at_end,
+    cited_numbers,
+    keep_citations,
+    reattribute,
+    renumber,
+)
+from extlib.survey.drafting import SectionJob, clean_section, without_repeats
 from extlib.survey.extagents_writer import ExtAgentsWriter
 from extlib.survey.judge import parse_scores
-from extlib.survey.outline import Outline, Section, parse_outline
+from extlib.survey.outline import Outline, Section, draft_outline, parse_outline
 from extlib.survey.report import table4
+from extlib.survey.sources import Source
 from extlib.testing import scripted_client
 
 from .test_cli import cli
@@ -46,14 +54,15 @@ def numbered_sources(prompt: str) -> list[tuple[int, str]]:
 
 def responder(prompt: str) -> str:
     """A scripted model: an outline, facts citing the first source shown (plus one invented citation), nothing new in
-    later rounds, paragraphs that restate the facts given, and a judge that always prefers survey 1."""
+    later rounds (said source by source), paragraphs that restate the facts given, and a judge that always prefers
+    survey 1."""
     if prompt.startswith("You are planning a survey"):
         return "Section 1: Early lights\nDescription: the first lighthouses\nSection 2: Keepers\nDescription: who kept"
     if prompt.startswith("You are collecting facts"):
-        if "Other readers have already collected" in prompt:
-            return "NO INFORMATION"
         k, text = numbered_sources(prompt)[0]
-        return f"{text.split(': ', 1)[1]} [{k}] It was also the tallest light [99]."
+        if "Other readers have already collected" in prompt:
+            return f"[{k}] NO INFORMATION\n- [{k + 1}]: No information."  # nothing, one source a line
+        return f"{text.split(': ', 1)[1]} [{k}] It was also the tallest light [99].\n[{k}] Its lamp burned"  # cut
     if prompt.startswith("You are writing"):
         facts = re.findall(r"^- (.*)$", prompt.split("collected from the sources")[1], re.MULTILINE)
         return "Section 1: Early lights\n" + " ".join(facts)
@@ -157,6 +166,38 @@ def test_a_citation_moves_to_the_source_its_sentence_clearly_comes_from():
         "Mara Quill kept the Brisk light at Pellmouth [2].\nEzra Holloway kept Arden [1]. Both were lights [2].", 1)
 
 
+def test_a_lines_opening_citation_moves_to_the_end_of_each_of_its_sentences():
+    # how the 1.5B model copied its sources: "[2] <the source's text>", one source a line
+    text = ("[2] The light was lit in 1807. It burned oil\n- [3]: Kept by Mara Quill [4].\n"
+            "[1990] was a year. [5]\nNo citation here.")
+    assert citations_at_end(text) == ("The light was lit in 1807 [2]. It burned oil [2]\n- Kept by Mara Quill [4].\n"
+                                      "[1990] was a year. [5]\nNo citation here.")
+
+
+def test_sentences_repeating_earlier_ones_are_removed_and_paragraph_breaks_kept():
+    draft = "The Arden light on the coast of Westmarch was lit in 1807 [1]."
+    new = ("Lit in 1807, the Arden light stood on the coast of Westmarch [2]. Ezra Holloway kept the Arden light "
+           "for thirty years [1].\n\nMara Quill kept the Brisk light at Pellmouth [2]. Mara Quill kept the Brisk "
+           "light at Pellmouth. Yes it was.")
+    assert without_repeats(new, earlier=draft) == (
+        "Ezra Holloway kept the Arden light for thirty years [1].\n\nMara Quill kept the Brisk light at Pellmouth [2]. "
+        "Yes it was.")
+
+
+def test_a_writer_that_goes_on_to_copy_its_prompt_is_cut_there():
+    reply = "Early lights\nArden was lit in 1807 [1].\n More facts collected from the sources (each ends ...):\n- [2] x"
+    assert clean_section(reply, "Early lights") == "Arden was lit in 1807 [1]."
+
+
+def test_an_outline_has_no_section_about_the_whole_topic(sources):
+    llm = scripted_client(lambda prompt: "Section 1: Lighthouses\nSection 2: Keepers\nSection 3: Fog signals")
+    whole = Source("whole", "Lighthouses", "Lighthouses are towers.")
+    outline = run_sync(draft_outline(llm, "lighthouses", [whole, *sources.sources[:2]], 2))
+    prompt = llm._client.prompts[0]
+    assert "- Lighthouses\n" not in prompt and "- Lighthouse Arden" in prompt and "Section 3:" in prompt
+    assert [s.title for s in outline.sections] == ["Keepers", "Fog signals"]
+
+
 def test_references_are_numbered_in_order_of_first_citation_across_sections():
     numbering: dict[str, int] = {}
     first = renumber("A [2]. B [1, 2].", {1: "x", 2: "y"}, numbering)
@@ -202,7 +243,8 @@ def test_extagents_agents_read_every_source_and_writing_accumulates_facts_step_b
     assert draft.invalid_citations == agents  # each agent's invented [99]
     writes = [p for p in llm._client.prompts if p.startswith("You are writing")]
     assert len(writes) == len(kar_schedule(agents)) == draft.extra["steps"]
-    assert writes[0].count("\n- ") == 1 and "The section so far:" in writes[1]  # top-1 fact, then continuing
+    assert writes[0].count("\n- ") == 1 and "The section so far ends:" in writes[1]  # top-1 fact, then continuing
+    assert not any("lamp burned" in p for p in writes)  # a line the token limit cut is no fact
     firsts = {numbered_sources(p)[0][0] for p in seek[:agents]}  # each agent cited its chunk's first source
     assert set(cited_numbers(draft.text)) == firsts and draft.error is None
 

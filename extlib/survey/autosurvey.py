@@ -4,30 +4,15 @@ the section's retrieved sources, best first, as many as the window holds with ro
 
 from __future__ import annotations
 
-import re
-
 from ..budget import greedy_within
 from ..calls import call
 from ..llm import LLMClient
-from .drafting import SectionDraft, SectionJob, SurveyConfig, room, source_block
+from .drafting import SectionDraft, SectionJob, SurveyConfig, clean_section, room, source_block, without_repeats
 from .prompts import AUTOSURVEY_WRITE
-
-_REFERENCES = re.compile(r"^\W*(references|bibliography|sources)\W*$", re.IGNORECASE | re.MULTILINE)
-
-
-def clean_section(text: str, title: str) -> str:
-    """The reply without a repeated section title line, format tags, or a reference list of its own (the survey
-    has one)."""
-    text = text.replace("<format>", "").replace("</format>", "")
-    text = text[:match.start()] if (match := _REFERENCES.search(text)) else text
-    lines = text.strip().splitlines()
-    while lines and (not lines[0].strip() or (title.lower() in lines[0].lower() and len(lines[0]) < len(title) + 12)):
-        lines.pop(0)
-    return "\n".join(lines).strip()
 
 
 class AutoSurveyWriter:
-    version = 1
+    version = 2  # 2: a line's opening citation moved to its sentences' ends, repeated sentences removed
     uses_previous = False  # sections are written independently, as AutoSurvey writes its subsections
 
     def __init__(self, config: SurveyConfig, progress: bool = False) -> None:
@@ -48,5 +33,5 @@ class AutoSurveyWriter:
         if text is None:
             draft.error = f"the writing call failed: {record.error}"
             return draft
-        draft.text = draft.cite(clean_section(text, section.title), {k: blocks[k] for k in shown})
+        draft.text = without_repeats(draft.cite(clean_section(text, section.title), {k: blocks[k] for k in shown}))
         return draft

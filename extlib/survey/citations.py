@@ -17,6 +17,8 @@ CITATION = re.compile(rf"\[\s*({_NUMBER}(?:\s*[,;]\s*{_NUMBER})*)\s*\](?!\()")
 MAX_RANGE = 20  # a longer "range" is not a citation of every number in it
 # the space between two sentences; a sentence ends after its citation: "... in 1609 [3]." or "... in 1609. [3]"
 _SENTENCE_GAP = re.compile(r"(?<=[.!?])\s+(?=[^\[\s])|(?<=\])\s+(?=[A-Z0-9\"'(])")
+# a line that opens with its citation, after an optional bullet: "- [3] Euclid was ..." or "[3]: Euclid was ..."
+_LEADING = re.compile(rf"^(\s*(?:[-*•]|\d{{1,2}}[.)])?\s*)\[\s*({_NUMBER}(?:\s*[,;]\s*{_NUMBER})*)\s*\]\s*:?\s*")
 
 
 def _numbers(group: str) -> list[int]:
@@ -49,6 +51,33 @@ def keep_citations(text: str, allowed: Collection[int]) -> tuple[str, int]:
     return (_rewrite(text, lambda n: n if n in allowed else None), dropped) if dropped else (text, 0)
 
 
+def sentences(text: str) -> list[tuple[str, str]]:
+    """`text` as (sentence, the whitespace after it) pairs, a sentence's citation counted in it; joined, they give
+    `text` back."""
+    out, start = [], 0
+    for gap in _SENTENCE_GAP.finditer(text):
+        out.append((text[start:gap.start()], gap.group()))
+        start = gap.end()
+    return [*out, (text[start:], "")]
+
+
+def citations_at_end(text: str) -> str:
+    """Each line that opens with a citation ("[3] Euclid was a Greek mathematician. He wrote ...", as a small model
+    copies the way sources are shown to it) with that citation at the end of each of its sentences instead
+    ("Euclid was a Greek mathematician [3]. He wrote ... [3]"), where a reader, the measures and `reattribute`
+    look for it. A sentence that cites something itself keeps its own citation."""
+    def fix(line: str) -> str:
+        if not (match := _LEADING.match(line)) or not line[match.end():].strip():
+            return line
+        mark = f"[{match.group(2)}]"
+        return match.group(1) + "".join(
+            (sentence if CITATION.search(sentence) else
+             re.sub(r"\s*([.!?]?)\s*$", lambda end: f" {mark}{end.group(1)}", sentence, count=1)) + gap
+            for sentence, gap in sentences(line[match.end():]))
+
+    return "\n".join(fix(line) for line in text.split("\n"))
+
+
 def reattribute(text: str, sources: Mapping[int, str], margin: float = 0.2) -> tuple[str, int]:
     """Each cited sentence's citation moved to the source it overlaps most, when that source holds clearly more of its
     content words (by `margin`) than the one it cites: a small model copies the example number of its instructions
@@ -69,19 +98,15 @@ def reattribute(text: str, sources: Mapping[int, str], margin: float = 0.2) -> t
         return sentence
 
     vocabulary = {n: content_words(source) for n, source in sources.items()}
-    out, start = [], 0
-    for gap in _SENTENCE_GAP.finditer(text):
-        out += [fix(text[start:gap.start()]), gap.group()]
-        start = gap.end()
-    out.append(fix(text[start:]))
-    return ("".join(out) if moved else text), moved
+    fixed = "".join(fix(sentence) + gap for sentence, gap in sentences(text))
+    return (fixed if moved else text), moved
 
 
 def check_citations(text: str, shown: Mapping[int, str]) -> tuple[str, int, int]:
-    """What every citing call's reply goes through: citations of numbers not `shown` ({number: source text}) removed,
-    then each cited sentence moved to the shown source it clearly comes from. Returns the text and the counts of
-    citations removed and moved."""
-    text, removed = keep_citations(text, set(shown))
+    """What every citing call's reply goes through: a line's opening citation put at its sentences' ends, citations
+    of numbers not `shown` ({number: source text}) removed, then each cited sentence moved to the shown source it
+    clearly comes from. Returns the text and the counts of citations removed and moved."""
+    text, removed = keep_citations(citations_at_end(text), set(shown))
     text, moved = reattribute(text, shown)
     return text, removed, moved
 

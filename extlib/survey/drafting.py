@@ -5,6 +5,7 @@ draft cites those numbers, and the finished survey renumbers them (extlib.survey
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from ..budget import CHAT_OVERHEAD_TOKENS, require_fit
@@ -12,9 +13,16 @@ from ..chunking import decode_span, encode_long
 from ..methods.base import MethodConfig, knob
 from ..tokenizer import Tokenizer
 from ..trace import CallRecord
-from .citations import CITATION, check_citations
+from ..words import content_words
+from .citations import CITATION, check_citations, sentences
 from .outline import Outline, Section
 from .sources import Source
+
+_REFERENCES = re.compile(r"^\W*(references|bibliography|sources)\W*$", re.IGNORECASE | re.MULTILINE)
+# a writer that goes on to copy its prompt's next heading ("More facts collected from the sources ...")
+_PROMPT_ECHO = re.compile(r"^\W*(more facts collected|facts collected from|the section so far|other readers have "
+                          r"already|sources:)", re.IGNORECASE | re.MULTILINE)
+REPEAT_SHARE = 0.8  # a sentence whose content words are this share of an earlier sentence's is a repeat
 
 
 @dataclass
@@ -117,3 +125,32 @@ def room(window: int, fixed_tokens: int, max_tokens: int, what: str) -> int:
     needed = CHAT_OVERHEAD_TOKENS + fixed_tokens + max_tokens
     require_fit(needed + 32, window, what, "raise --context-window or lower --write-max-tokens")
     return window - needed
+
+
+def clean_section(text: str, title: str) -> str:
+    """A writing call's reply without a repeated section title line, format tags, its own reference list (the
+    survey has one) or whatever follows a copy of the prompt's headings."""
+    text = text.replace("<format>", "").replace("</format>", "")
+    for end in (_REFERENCES, _PROMPT_ECHO):
+        text = text[:match.start()] if (match := end.search(text)) else text
+    lines = text.strip().splitlines()
+    while lines and (not lines[0].strip() or (title.lower() in lines[0].lower() and len(lines[0]) < len(title) + 12)):
+        lines.pop(0)
+    return "\n".join(lines).strip()
+
+
+def without_repeats(text: str, earlier: str = "") -> str:
+    """`text` without the sentences that repeat one before them, in `earlier` or in `text` (REPEAT_SHARE of their
+    content words, citations aside): greedy decoding of a 1.5B model restates whole sentences of the draft it
+    continues, and both systems' sections lose their repeats the same way."""
+    seen = [words for sentence, _ in sentences(earlier) if (words := content_words(CITATION.sub(" ", sentence)))]
+    kept = []
+    for sentence, gap in sentences(text):
+        words = content_words(CITATION.sub(" ", sentence))
+        if len(words) >= 4 and any(len(words & other) >= REPEAT_SHARE * len(words) for other in seen):
+            if "\n" in gap and kept:  # the paragraph break it ended stays
+                kept[-1] = kept[-1].rstrip() + gap
+            continue
+        seen.append(words)
+        kept.append(sentence + gap)
+    return "".join(kept).strip()

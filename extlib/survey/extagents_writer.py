@@ -7,10 +7,13 @@ from the top-ranked facts, each later step continues the draft with the facts ra
 Choices the paper leaves open, made here: the task query carries the end of the previous section (not all of it,
 so a seeking prompt keeps its room for facts); a fact's citations must name sources of the agent's own chunk (others
 are removed, and a reply left with none is not shared); a KAR step writes one paragraph instead of rewriting the
-whole draft, so the section can grow past one call's generation length.
+whole draft, so the section can grow past one call's generation length, and its sentences that repeat the draft
+are removed (the baseline's repeats are removed the same way).
 """
 
 from __future__ import annotations
+
+import re
 
 from ..budget import consecutive_groups, greedy_within
 from ..calls import call
@@ -20,12 +23,21 @@ from ..llm import LLMClient
 from ..methods.extagents import Scratchpad, kar_schedule
 from ..parsing import is_no_information
 from ..trace import CallRecord
-from .autosurvey import clean_section
 from .citations import cited_numbers
-from .drafting import SectionDraft, SectionJob, SurveyConfig, ending, room, source_block, without_citations
+from .drafting import (
+    SectionDraft,
+    SectionJob,
+    SurveyConfig,
+    clean_section,
+    ending,
+    room,
+    source_block,
+    without_citations,
+    without_repeats,
+)
 from .prompts import PREVIOUS, SEEK_FIRST, SEEK_NEXT, TASK, WRITE_FIRST, WRITE_NEXT
 
-DRAFT_SHOWN = 300  # tokens of the draft so far that a continuing KAR step sees (its end)
+DRAFT_SHOWN = 100  # tokens of the draft so far that a continuing KAR step sees (its end): enough to follow on
 
 
 def format_facts(facts: list[str]) -> str:
@@ -33,7 +45,7 @@ def format_facts(facts: list[str]) -> str:
 
 
 class ExtAgentsWriter:
-    version = 1
+    version = 2  # 2: facts one a line; opening citations moved to sentence ends; repeated sentences removed
 
     def __init__(self, config: SurveyConfig, progress: bool = False) -> None:
         self.config, self.progress = config, progress
@@ -85,9 +97,18 @@ class ExtAgentsWriter:
         cites none of the agent's sources (`shown`, by number), or adds no word beyond the facts already collected.
         Its citations of other numbers are removed, and each is moved to the source its sentence comes from."""
         text, record = reply
-        if text is None or is_no_information(text):
+        if text is None:
             return False
-        text = draft.cite(text.strip(), shown)
+        # "[1] NO INFORMATION" lines, how a small model answers for a source it skips, and a last line its token
+        # limit cut short ("Series ( [22]" once its citation is moved) are no facts
+        lines = [line for line in text.strip().splitlines()
+                 if not is_no_information(without_citations(line).lstrip("-*•: "))]
+        if lines and not re.search(r"[.!?\]\")'”]\s*$", lines[-1]):
+            lines.pop()
+        text = "\n".join(lines)
+        if is_no_information(text):
+            return False
+        text = draft.cite(text, shown)
         if not cited_numbers(text):
             record.dropped = "cites none of its sources"
             return False
@@ -131,7 +152,8 @@ class ExtAgentsWriter:
                 draft.error = f"writing step {step} failed after retries: {record.error}"
                 return
             cited = {n for f in given for n in cited_numbers(f)}
-            paragraphs.append(draft.cite(clean_section(text, job.section.title), {n: sources[n] for n in cited}))
+            paragraph = draft.cite(clean_section(text, job.section.title), {n: sources[n] for n in cited})
+            paragraphs.append(without_repeats(paragraph, earlier="\n\n".join(paragraphs)))
             if not cfg.kar:
                 break
         draft.text = "\n\n".join(p for p in paragraphs if p)

@@ -18,7 +18,8 @@ _DESCRIPTION = re.compile(r"^\s*[-*]*\s*description\s*[:\-]\s*(.+?)\s*$", re.IGN
 
 
 TOKENS_PER_SECTION = 96  # a title and a one-sentence description
-VERSION = 1  # of the outline prompt and parser: a folder holding an outline of another version is refused
+VERSION = 2  # of the outline prompt and parser: a folder holding an outline of another version is refused
+# (2: no section titled as the topic itself; the 1.5B model made "History of mathematics" a section of it)
 
 
 class OutlineError(ValueError):
@@ -53,6 +54,10 @@ class Outline:
         return cls(row["topic"], [Section(**s) for s in row["sections"]], [CallRecord(**c) for c in row["calls"]])
 
 
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
 def parse_outline(text: str, limit: int) -> list[Section]:
     """Numbered section lines, each with the description line that follows it; at most `limit`, repeats and
     sub-sections ("1.1 ...") dropped."""
@@ -69,14 +74,16 @@ def parse_outline(text: str, limit: int) -> list[Section]:
 
 async def draft_outline(llm: LLMClient, topic: str, sources: list[Source], sections: int) -> Outline:
     """The outline from the topic and the titles of its best-ranked sources: numbered slots the model fills in (a
-    1.5B model asked for "exactly 3 sections" wrote one; given three slots it fills three)."""
-    titles = "\n".join(f"- {s.title}" for s in sources)
-    slots = "\n".join(OUTLINE_SLOT.format(number=k, ordinal=ordinal(k)) for k in range(1, sections + 1))
-    text, record = await call(llm, OUTLINE.format(topic=topic, titles=titles, sections=sections, slots=slots),
-                              TOKENS_PER_SECTION * sections, "outline", 0)
+    1.5B model asked for "exactly 3 sections" wrote one; given three slots it fills three). A section about the
+    whole topic is no section of its survey: such titles are not offered, one slot more is asked for, and a
+    section titled as the topic is left out (the 1.5B model wrote "History of Mathematics" first in any case)."""
+    titles = "\n".join(f"- {s.title}" for s in sources if _plain(s.title) != _plain(topic))
+    slots = "\n".join(OUTLINE_SLOT.format(number=k, ordinal=ordinal(k)) for k in range(1, sections + 2))
+    text, record = await call(llm, OUTLINE.format(topic=topic, titles=titles, sections=sections + 1, slots=slots),
+                              TOKENS_PER_SECTION * (sections + 1), "outline", 0)
     if text is None:
         raise OutlineError(f"the outline call failed: {record.error}")
-    parsed = parse_outline(text, sections)
+    parsed = [s for s in parse_outline(text, sections + 1) if _plain(s.title) != _plain(topic)][:sections]
     if not parsed:
         raise OutlineError(f"the model's outline has no line like 'Section 1: <title>'; it wrote: {text[:300]!r}")
     return Outline(topic, parsed, [record])

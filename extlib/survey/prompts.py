@@ -24,9 +24,9 @@ SEEK_FIRST = """You are collecting facts for {task}
 Sources:
 {sources}
 
-Write down the facts from these sources that this section could use: 3 to 6 full sentences with names, dates and \
-numbers, each ending with the number of its source in brackets, like [{example}]. Skip sources that are not about \
-the topic. If no source is about the topic, write NO INFORMATION."""
+Copy from these sources the 3 to 6 sentences that this section could use most, with their names, dates and \
+numbers: one a line, each followed by its source's number in brackets, like [{example}]. Skip sources that are not \
+about the section's subject. If no source is, write NO INFORMATION."""
 
 SEEK_NEXT = """You are collecting facts for {task}
 {previous}
@@ -36,31 +36,33 @@ Other readers have already collected these facts from other sources:
 Sources:
 {sources}
 
-Write down facts from these sources that this section could use and that are not collected above: up to 4 full \
-sentences with names, dates and numbers, each ending with the number of its source in brackets, like [{example}]. \
-If there is nothing new, write NO INFORMATION."""
+Copy from these sources up to 4 sentences that this section could use and that add to the facts above, with their \
+names, dates and numbers: one a line, each followed by its source's number in brackets, like [{example}]. If no \
+source adds anything, write NO INFORMATION."""
 
 # The reasoning agent drafts the section as knowledge accumulates (eq. 8): the first step writes its opening from
-# the top-ranked facts, each later step continues it with the facts ranked next.
+# the top-ranked facts, each later step a paragraph from the facts ranked next, after the draft's last sentences.
+# The facts come right before the instruction: shown the draft first, the 1.5B model went on writing the draft's
+# list form from its own knowledge and left the facts unused.
 WRITE_FIRST = """You are writing {task}
 {previous}
 Facts collected from the sources (each ends with the number of its source):
 {messages}
 
-Write the opening paragraph of this section from these facts. After each sentence that uses a fact, put the \
-fact's source number in brackets, like [{example}]. Do not invent facts or source numbers. Do not write the \
-section title."""
+Write the opening paragraph of this section from these facts, in your own words. After each sentence that uses a \
+fact, put the fact's source number in brackets, like [{example}]. Use only these facts. Do not write the section \
+title."""
 
 WRITE_NEXT = """You are writing {task}
-The section so far:
+The section so far ends:
 {draft}
 
-More facts collected from the sources (each ends with the number of its source):
+Facts collected from the sources for its next paragraph (each ends with the number of its source):
 {messages}
 
-Continue the section with one new paragraph that adds these facts. After each sentence that uses a fact, put the \
-fact's source number in brackets, like [{example}]. Do not repeat what the section already says, do not invent \
-facts or source numbers, and do not write a title."""
+Write the next paragraph of this section from these facts, in your own words, following on from the section so \
+far. After each sentence that uses a fact, put the fact's source number in brackets, like [{example}]. Use only \
+these facts. Do not repeat the section so far and do not write a title."""
 
 # The baseline: AutoSurvey's subsection writing (without its reflection and refinement steps, as in the paper).
 AUTOSURVEY_WRITE = """You are an expert writing a comprehensive survey on "{topic}". Its outline:
