@@ -20,16 +20,15 @@ import asyncio
 import platform
 import statistics
 import time
-from pathlib import Path
 
 from extlib import ExtAgents, agents
 from extlib.datasets import load_tasks
 from extlib.engine import EngineSettings, clients
 from extlib.llm import LLMClient
 from extlib.prompts import get_prompts
+from extlib.samples import DEMO_TEXT
 
-DEMO = Path(__file__).parents[1] / "data" / "samples" / "two_hop_demo.txt"
-WORDS = DEMO.read_text().split()
+WORDS = DEMO_TEXT.read_text().split()
 
 
 def text_of(tokens: int, llm: LLMClient, offset: int) -> str:

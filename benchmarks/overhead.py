@@ -12,15 +12,14 @@ import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from extlib import ExtAgents, Task
 from extlib.models import ensure_model
+from extlib.samples import DEMO_TEXT
 from extlib.testing import ScriptedBackend, scripted_client
 from extlib.tokenizer import GGUFTokenizer
 
 TOKENIZER_MODEL = "qwen2.5-0.5b"  # same vocabulary as the 1.5B model, smaller file to fetch
-DEMO = Path(__file__).parents[1] / "data" / "samples" / "two_hop_demo.txt"
 
 
 def responder(prompt: str) -> str:
@@ -35,7 +34,7 @@ def responder(prompt: str) -> str:
 
 def overhead(chunks: int, chunk_tokens: int, rounds: int) -> dict:
     tokenizer = GGUFTokenizer(ensure_model(TOKENIZER_MODEL))
-    words = DEMO.read_text().split()
+    words = DEMO_TEXT.read_text().split()
     text, n = [], 0
     while n < chunks * chunk_tokens:  # distinct text per chunk, so no two prompts are equal
         piece = " ".join(words[(n // 7) % len(words):(n // 7) % len(words) + 400])
@@ -70,6 +69,7 @@ MEMORY_PROBE = r"""
 import json, resource, sys, time
 from extlib.chunking import chunk_text
 from extlib.models import ensure_model
+from extlib.samples import DEMO_TEXT
 from extlib.tokenizer import GGUFTokenizer
 
 def rss_mb():
@@ -97,7 +97,7 @@ print(json.dumps({"tokens": copies * per_copy, "text_mb": round(len(text.encode(
 
 
 def memory(tokens: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(tokens), str(DEMO), TOKENIZER_MODEL],
+    out = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(tokens), str(DEMO_TEXT), TOKENIZER_MODEL],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 

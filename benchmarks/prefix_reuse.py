@@ -28,12 +28,11 @@ from extlib.datasets import load_tasks
 from extlib.experiments import RunSpec, read_rows, run
 from extlib.models import DEFAULT_MODEL
 from extlib.results import bootstrap_interval
+from extlib.samples import demo_task
 from extlib.serve import LocalServer
-from extlib.trace import Task
 
 ROOT = Path(__file__).parents[1]
 OUT = ROOT / "docs" / "results" / "prefix_reuse"
-DEMO = ROOT / "data" / "samples" / "two_hop_demo"
 
 
 @dataclass(frozen=True)
@@ -59,11 +58,6 @@ SETTINGS = {  # the demo as `make demo` runs it; the rest as configs/beyond_wind
     "hotpotqa-longdoc": Setting(1024, 8192, {"chunk_tokens": 512, "paragraphs": True}),
     "zh-longdoc": Setting(1024, 8192, {"chunk_tokens": 512}),
 }
-
-
-def demo_task() -> Task:
-    meta = json.loads(DEMO.with_suffix(".json").read_text())
-    return Task(meta["id"], meta["question"], DEMO.with_suffix(".txt").read_text(), meta["answers"], meta["lang"])
 
 
 def peak_rss_mb(pid: int) -> float:

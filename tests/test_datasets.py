@@ -199,3 +199,11 @@ def test_data_cli_shows_tasks_and_rejects_bad_options(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "extlib.cli", "data", "--show", "hotpotqa", "--option", "order"],
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "write KEY=VALUE" in bad.stderr
+
+
+def test_the_bundled_demo_holds_both_hops_far_apart_and_its_answer_in_the_second():
+    from extlib.samples import demo_task
+
+    task = demo_task()
+    first, second = task.knowledge.find("Tobias Wrenfield was born"), task.knowledge.find(task.answers[0])
+    assert task.answers == ["Rutland"] and first > 0 and second - first > 80_000  # the hops ~84k characters apart
