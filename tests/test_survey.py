@@ -196,6 +196,8 @@ def test_an_outline_has_no_section_about_the_whole_topic(sources):
     prompt = llm._client.prompts[0]
     assert "- Lighthouses\n" not in prompt and "- Lighthouse Arden" in prompt and "Section 3:" in prompt
     assert [s.title for s in outline.sections] == ["Keepers", "Fog signals"]
+    run_sync(draft_outline(llm, "lighthouses", [], 2))  # no source titles: planned from the topic alone
+    assert "titles of sources" not in llm._client.prompts[1] and "part of the topic" in llm._client.prompts[1]
 
 
 def test_references_are_numbered_in_order_of_first_citation_across_sections():

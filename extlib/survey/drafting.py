@@ -34,7 +34,9 @@ class SurveyConfig(MethodConfig):
     topic_sources: int = knob(60, "sources retrieved for the topic (most of its words first, then BM25): the outline "
                               "is planned from the best of them and each section takes its own from them, so a "
                               "section's words cannot pull in off-topic sources")
-    outline_sources: int = knob(30, "titles of the best-ranked sources the outline is planned from")
+    outline_sources: int = knob(0, "titles of the best-ranked sources the outline is planned from (AutoSurvey plans "
+                                "from its papers); 0: from the topic alone, as the bundled 1.5B model plans best: "
+                                "shown 30 titles, it made sections of the first few in retrieval order", low=0)
     sources_per_section: int = knob(24, "sources of the topic's ranked again for each section, best first (AutoSurvey: "
                                     "60 papers): ExtAgents' seeking agents read them all, the baseline what its "
                                     "window holds")

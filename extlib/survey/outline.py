@@ -1,5 +1,6 @@
 """The survey's outline (paper §4.3, the drafting method of AutoSurvey): written first, from the topic and the titles
-of the best-ranked sources, and then shared by both systems, which fill its sections."""
+of the best-ranked sources (or, the small model's default, from the topic alone), and then shared by both systems,
+which fill its sections."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ..calls import call
 from ..llm import LLMClient
 from ..prompts import ordinal
 from ..trace import CallRecord
-from .prompts import OUTLINE, OUTLINE_SLOT
+from .prompts import OUTLINE, OUTLINE_FROM_TOPIC, OUTLINE_SLOT
 from .sources import Source
 
 _TITLE = re.compile(r"^\s*[#*]*\s*(?:section\s*)?(\d+)(?!\.\d)\s*[.:)\-]\s*(.+?)\s*[*]*\s*$", re.IGNORECASE)
@@ -19,7 +20,8 @@ _DESCRIPTION = re.compile(r"^\s*[-*]*\s*description\s*[:\-]\s*(.+?)\s*$", re.IGN
 
 TOKENS_PER_SECTION = 96  # a title and a one-sentence description
 VERSION = 2  # of the outline prompt and parser: a folder holding an outline of another version is refused
-# (2: no section titled as the topic itself; the 1.5B model made "History of mathematics" a section of it)
+# (2: no section titled as the topic itself; the 1.5B model made "History of mathematics" a section of it; the
+# outline from the topic alone when no source titles are given)
 
 
 class OutlineError(ValueError):
@@ -73,14 +75,16 @@ def parse_outline(text: str, limit: int) -> list[Section]:
 
 
 async def draft_outline(llm: LLMClient, topic: str, sources: list[Source], sections: int) -> Outline:
-    """The outline from the topic and the titles of its best-ranked sources: numbered slots the model fills in (a
-    1.5B model asked for "exactly 3 sections" wrote one; given three slots it fills three). A section about the
-    whole topic is no section of its survey: such titles are not offered, one slot more is asked for, and a
-    section titled as the topic is left out (the 1.5B model wrote "History of Mathematics" first in any case)."""
+    """The outline from the topic and the titles of its best-ranked sources (none: from the topic alone): numbered
+    slots the model fills in (a 1.5B model asked for "exactly 3 sections" wrote one; given three slots it fills
+    three). A section about the whole topic is no section of its survey: such titles are not offered, one slot
+    more is asked for, and a section titled as the topic is left out (the 1.5B model wrote "History of
+    Mathematics" first in any case)."""
     titles = "\n".join(f"- {s.title}" for s in sources if _plain(s.title) != _plain(topic))
     slots = "\n".join(OUTLINE_SLOT.format(number=k, ordinal=ordinal(k)) for k in range(1, sections + 2))
-    text, record = await call(llm, OUTLINE.format(topic=topic, titles=titles, sections=sections + 1, slots=slots),
-                              TOKENS_PER_SECTION * (sections + 1), "outline", 0)
+    prompt = (OUTLINE if titles else OUTLINE_FROM_TOPIC).format(topic=topic, titles=titles, sections=sections + 1,
+                                                                 slots=slots)
+    text, record = await call(llm, prompt, TOKENS_PER_SECTION * (sections + 1), "outline", 0)
     if text is None:
         raise OutlineError(f"the outline call failed: {record.error}")
     parsed = [s for s in parse_outline(text, sections + 1) if _plain(s.title) != _plain(topic)][:sections]

@@ -11,6 +11,15 @@ Fill in the outline of the survey's main body below: {sections} sections, each a
 that the sources cover (for example a period, a field, a method or an application), none about the whole topic. \
 Replace every <...> and write nothing else.
 {slots}"""
+# Without source titles (outline_sources = 0): shown titles, the 1.5B model made sections of the first ones in
+# retrieval order ("History of mathematics", "Color theory" for "history of astronomy"); from the topic alone it
+# wrote parts of it ("... in ancient civilizations", "... in the Middle Ages").
+OUTLINE_FROM_TOPIC = """You are planning a survey on the topic "{topic}".
+
+Fill in the outline of the survey's main body below: {sections} sections, each about a different part of the topic \
+(for example a period, a region, a branch, a method or an application of it), none about the whole topic. \
+Replace every <...> and write nothing else.
+{slots}"""
 OUTLINE_SLOT = """Section {number}: <title of the {ordinal} aspect>
 Description: <one sentence on what it covers>"""
 
