@@ -190,7 +190,7 @@ def test_a_writer_that_goes_on_to_copy_its_prompt_is_cut_there():
 
 
 def test_an_outline_has_no_section_about_the_whole_topic(sources):
-    llm = scripted_client(lambda prompt: "Section 1: Lighthouses\nSection 2: Keepers\nSection 3: Fog signals")
+    llm = scripted_client(lambda prompt: "Section 1: The Lighthouse\nSection 2: Keepers\nSection 3: Fog signals")
     whole = Source("whole", "Lighthouses", "Lighthouses are towers.")
     outline = run_sync(draft_outline(llm, "lighthouses", [whole, *sources.sources[:2]], 2))
     prompt = llm._client.prompts[0]

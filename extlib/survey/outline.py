@@ -57,7 +57,9 @@ class Outline:
 
 
 def _plain(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
+    """A title's words in lower case, without articles, each cut to five letters: "The History of Astronomy" is the
+    topic "history of astronomy", "Volcano" the topic "volcanoes"."""
+    return " ".join(w[:5] for w in re.findall(r"\w+", text.lower()) if w not in {"the", "a", "an"})
 
 
 def parse_outline(text: str, limit: int) -> list[Section]:
