@@ -69,7 +69,6 @@ MEMORY_PROBE = r"""
 import json, resource, sys, time
 from extlib.chunking import chunk_text
 from extlib.models import ensure_model
-from extlib.samples import DEMO_TEXT
 from extlib.tokenizer import GGUFTokenizer
 
 def rss_mb():

@@ -13,12 +13,13 @@ from ..words import content_words
 # [3], [1, 4], [2; 5], [1-3] or [2–4] (a range cites each number in it); not [1990] (a year, four digits) and not
 # a Markdown link [2](...)
 _NUMBER = r"\d{1,3}(?:\s*[-–]\s*\d{1,3})?"
-CITATION = re.compile(rf"\[\s*({_NUMBER}(?:\s*[,;]\s*{_NUMBER})*)\s*\](?!\()")
+_NUMBERS = rf"{_NUMBER}(?:\s*[,;]\s*{_NUMBER})*"  # what a citation's brackets hold
+CITATION = re.compile(rf"\[\s*({_NUMBERS})\s*\](?!\()")
 MAX_RANGE = 20  # a longer "range" is not a citation of every number in it
 # the space between two sentences; a sentence ends after its citation: "... in 1609 [3]." or "... in 1609. [3]"
 _SENTENCE_GAP = re.compile(r"(?<=[.!?])\s+(?=[^\[\s])|(?<=\])\s+(?=[A-Z0-9\"'(])")
 # a line that opens with its citation, after an optional bullet: "- [3] Euclid was ..." or "[3]: Euclid was ..."
-_LEADING = re.compile(rf"^(\s*(?:[-*•]|\d{{1,2}}[.)])?\s*)\[\s*({_NUMBER}(?:\s*[,;]\s*{_NUMBER})*)\s*\]\s*:?\s*")
+_LEADING = re.compile(rf"^(\s*(?:[-*•]|\d{{1,2}}[.)])?\s*)\[\s*({_NUMBERS})\s*\]\s*:?\s*")
 
 
 def _numbers(group: str) -> list[int]:
