@@ -101,6 +101,7 @@ beyond-window: data
 		done; \
 	done
 	$(BIN)/extagents report docs/results/beyond_window
+	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb
 
 bench: data
 	$(BIN)/python benchmarks/overhead.py

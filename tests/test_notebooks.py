@@ -39,6 +39,28 @@ def test_compare_notebook_draws_quality_against_cost_from_run_files(tmp_path):
     assert (tmp_path / "toy_method_comparison.png").stat().st_size > 10_000
 
 
+def test_beyond_window_notebook_draws_the_study_and_checks_its_targets(tmp_path):
+    import json
+
+    from extlib import Task
+    from extlib.experiments import RunSpec, run
+    from extlib.testing import scripted_client
+
+    tasks = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann. " * 20, ["Ann"]) for i in range(3)]
+    answers = {"extagents": "Light 0 is kept by Ann.\nAnswer: Ann", "direct": "Bob", "mapreduce": "Bob"}
+    for method, reply in answers.items():
+        knobs = {"chunk_tokens": 200} if method != "direct" else {}
+        spec = RunSpec("hotpotqa-longdoc", method, 8192, 3, 2, "scripted", 1024, knobs)
+        run(spec, tasks, scripted_client(lambda p, reply=reply: reply), tmp_path / "rows", progress=False)
+    out = tmp_path / "out.ipynb"
+    papermill.execute_notebook(str(NOTEBOOKS / "beyond_window.ipynb"), str(out), cwd=str(NOTEBOOKS),
+                               parameters={"rows_dir": str(tmp_path / "rows"), "figure_dir": str(tmp_path)},
+                               progress_bar=False, kernel_name="python3")
+    assert (tmp_path / "beyond_window.png").stat().st_size > 10_000
+    shown = json.dumps(json.loads(out.read_text())["cells"][-2]["outputs"])
+    assert "| hotpotqa-longdoc | Direct Input | 3 | +100.0 |" in shown and "| met |" in shown
+
+
 @pytest.mark.local_model
 def test_every_experiment_notebook_runs_on_the_real_model_and_writes_rows_and_figures(tmp_path):
     """The smoke preset (configs/presets/smoke.yaml: the 0.5B model, one question a point) through
