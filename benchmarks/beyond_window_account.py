@@ -43,7 +43,10 @@ def gold_chunks(meta: dict, chunks: list[str]) -> list[int | None]:
     return found
 
 
-def reply_status(calls: list[dict], chunk: int | None, answers: list[str]) -> str:
+def reply_status(calls: list[dict], chunk: int | None, answers: list[str],
+                 unverified: set[tuple[int, int]] = frozenset()) -> str:
+    """What the agent of `chunk` replied in each round; `unverified`: (round, agent) pairs whose message was kept
+    unverified, ranked after every verified one (ExtAgents version 4)."""
     if chunk is None:
         return "not in the input"
     seen = [c for c in calls if c["role"] == "seek" and c["chunk"] == chunk]
@@ -51,7 +54,8 @@ def reply_status(calls: list[dict], chunk: int | None, answers: list[str]) -> st
     for c in seen:
         text = c["output"].strip()
         status = "none" if not text or text.upper().startswith(("NONE", "NO INFORMATION")) else \
-            f"dropped ({c['dropped']})" if c.get("dropped") else "kept"
+            f"dropped ({c['dropped']})" if c.get("dropped") else \
+            "kept unverified" if (c["round"], chunk) in unverified else "kept"
         parts.append(f"r{c['round']}: {status}{' +answer' if states(text, answers) else ''}")
     return "; ".join(parts) or "not read"
 
@@ -62,8 +66,10 @@ def account(path: Path) -> list[dict]:
         raise SystemExit(f"{path}: no rows")
     spec = rows[0]["spec"]
     tokenizer = GGUFTokenizer(ensure_model(spec["model"]))
-    tasks = {t.id: t for t in load_tasks(spec["dataset"], spec["input_tokens"], n=spec["n"], seed=spec["seed"],
-                                         tokenizer=tokenizer, **spec.get("options", {}))}
+    # a question's input depends only on the seed and its id, so the rows' ids rebuild exactly their tasks
+    tasks = {t.id: t for t in load_tasks(spec["dataset"], spec["input_tokens"], n=None, seed=spec["seed"],
+                                         tokenizer=tokenizer, ids=[r["id"] for r in rows],
+                                         **spec.get("options", {}))}
     knobs = spec["knobs"]
     out = []
     for row in rows:
@@ -90,10 +96,11 @@ def account(path: Path) -> list[dict]:
         else:
             kind = "misread"
         hops = gold_chunks(row["meta"], chunks)
+        unverified = {(t + 1, i) for t, ids in enumerate((row.get("extra") or {}).get("unverified", [])) for i in ids}
         out.append({"id": row["id"], "f1": round(100 * row["f1"]), "answer": row["answer"][:60],
                     "gold": answers[0][:40], "rounds": row["rounds"],
                     "hop chunks": ", ".join("-" if h is None else str(h) for h in hops),
-                    "hop replies": " | ".join(reply_status(calls, h, answers) for h in hops),
+                    "hop replies": " | ".join(reply_status(calls, h, answers, unverified) for h in hops),
                     "kept stating the answer": ", ".join(str(c["chunk"]) for c in kept) or "-",
                     "answering step read": ", ".join(f"{i} ({scores.get(i)})" for i in read) or "-",
                     "class": kind})
