@@ -43,10 +43,7 @@ def gold_chunks(meta: dict, chunks: list[str]) -> list[int | None]:
     return found
 
 
-def reply_status(calls: list[dict], chunk: int | None, answers: list[str],
-                 unverified: set[tuple[int, int]] = frozenset()) -> str:
-    """What the agent of `chunk` replied in each round; `unverified`: (round, agent) pairs whose message was kept
-    unverified, ranked after every verified one (ExtAgents version 4)."""
+def reply_status(calls: list[dict], chunk: int | None, answers: list[str]) -> str:
     if chunk is None:
         return "not in the input"
     seen = [c for c in calls if c["role"] == "seek" and c["chunk"] == chunk]
@@ -54,8 +51,7 @@ def reply_status(calls: list[dict], chunk: int | None, answers: list[str],
     for c in seen:
         text = c["output"].strip()
         status = "none" if not text or text.upper().startswith(("NONE", "NO INFORMATION")) else \
-            f"dropped ({c['dropped']})" if c.get("dropped") else \
-            "kept unverified" if (c["round"], chunk) in unverified else "kept"
+            f"dropped ({c['dropped']})" if c.get("dropped") else "kept"
         parts.append(f"r{c['round']}: {status}{' +answer' if states(text, answers) else ''}")
     return "; ".join(parts) or "not read"
 
@@ -96,11 +92,10 @@ def account(path: Path) -> list[dict]:
         else:
             kind = "misread"
         hops = gold_chunks(row["meta"], chunks)
-        unverified = {(t + 1, i) for t, ids in enumerate((row.get("extra") or {}).get("unverified", [])) for i in ids}
         out.append({"id": row["id"], "f1": round(100 * row["f1"]), "answer": row["answer"][:60],
                     "gold": answers[0][:40], "rounds": row["rounds"],
                     "hop chunks": ", ".join("-" if h is None else str(h) for h in hops),
-                    "hop replies": " | ".join(reply_status(calls, h, answers, unverified) for h in hops),
+                    "hop replies": " | ".join(reply_status(calls, h, answers) for h in hops),
                     "kept stating the answer": ", ".join(str(c["chunk"]) for c in kept) or "-",
                     "answering step read": ", ".join(f"{i} ({scores.get(i)})" for i in read) or "-",
                     "class": kind})

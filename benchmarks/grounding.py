@@ -112,7 +112,7 @@ def previous_check(row: dict) -> bool:
 
 
 def evaluate(path: Path, thresholds: list[float]) -> None:
-    from extlib.grounding import UNVERIFIED, admission
+    from extlib.grounding import admission
     from extlib.methods.extagents import MIN_GROUNDING
 
     rows = read_fixture(path)
@@ -129,16 +129,9 @@ def evaluate(path: Path, thresholds: list[float]) -> None:
         print(f"| {name} | {drops} of {good} | {wrong} of {len(rows) - good} |")
     line("version 1 (before)", [previous_check(r) for r in rows])
     for threshold in thresholds:
-        mark = " (version 3)" if threshold == MIN_GROUNDING else ""
+        mark = " (default)" if threshold == MIN_GROUNDING else ""
         line(f"admission, support {threshold:.2f}{mark}",
              [admission(r["reply"], r["chunk"], r["shown"], r["question"], threshold) is None for r in rows])
-    verdicts = [admission(r["reply"], r["chunk"], r["shown"], r["question"], MIN_GROUNDING, restated_ok=True)
-                for r in rows]
-    line(f"version 4 (default), support {MIN_GROUNDING:.2f}: verified", [v is None for v in verdicts])
-    unverified = [row["label"] for row, v in zip(rows, verdicts) if v and v.startswith(UNVERIFIED)]
-    print(f"\nVersion 4 also keeps, ranked after every verified message, the replies whose only names their chunk "
-          f"lacks are the question's (version 3 dropped them): {sum(k in KEEP for k in unverified)} of {good} "
-          f"extracted, {sum(k not in KEEP for k in unverified)} of {len(rows) - good} invented or echo.")
 
 
 def main(argv: list[str] | None = None) -> None:

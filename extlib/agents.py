@@ -57,8 +57,6 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
     answer = parse_answer(text, answer_line=asks_for_line and not must_answer)
     if answer is None and must_answer and asks_for_line:
         answer = parse_answer(next((ln for ln in reversed(text.splitlines()) if ln.strip()), ""))
-    if answer is not None and answer.upper() == "YES ANSWER":  # the 1.5B's yes in the form of NO ANSWER
-        answer = "yes"
     if answer is not None and stated_only and not must_answer and not answer_is_stated(answer, messages, question):
         record.dropped = "answer not stated by the messages"
         return None, record

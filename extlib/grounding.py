@@ -86,11 +86,8 @@ def passages(chunk: str, words: int = PASSAGE_WORDS) -> list[str]:
     return out
 
 
-UNVERIFIED = "unverified"  # a verdict that starts so admits the reply, ranked after every verified message
-
-
 def admission(reply: str, chunk: str, shown: list[str], question: str, min_support: float,
-              template: frozenset[str] = frozenset(), restated_ok: bool = False) -> str | None:
+              template: frozenset[str] = frozenset()) -> str | None:
     """None if a seeking reply may enter the scratchpad, else why not (English names are capitalized words and
     numbers; Chinese marks none, so `unnamed` and `joined` do not apply to it, and `unlinked` compares runs of
     three characters):
@@ -105,10 +102,7 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
       question's (it attributes its chunk's words to someone else's entity); a chunk that holds a bridge fact
       names the shown entity it continues (Marrowby), even when the reply jumps to the conclusion;
     - ungrounded: fewer than `min_support` of its terms beyond the shown messages and the instructions occur in
-      its chunk. The question's terms count: a relation the reply states (born in, run by) must be in the chunk.
-    With `restated_ok`, a reply whose only names missing from its chunk are the question's passes every other
-    check without them and is admitted as UNVERIFIED: an agent that found the answer tends to restate the question
-    around it ("The film starring <the question's actor> is <the answer>"), and so does one that invents."""
+      its chunk. The question's terms count: a relation the reply states (born in, run by) must be in the chunk."""
     words = grounding_terms(reply) - template
     seen, seen_names = grounding_terms(" ".join(shown)), names(" ".join(shown))
     if not words - seen - grounding_terms(question):
@@ -117,22 +111,20 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
         return "unrelated to the question and to the messages it was shown"
     found = _finder(chunk)
     missing = sorted(n for n in _latin_names(CJK.sub(" ", fold(reply))) - seen_names if not found(n))
-    restated = [n for n in missing if n in names(question)] if restated_ok else []
-    if len(missing) > len(restated):
+    if missing:
         return f"names what its chunk does not: {', '.join(missing[:3])}"
     finders = [_finder(p) for p in passages(chunk)]
     for sentence in _SENTENCE.split(reply):
-        stated = _latin_names(CJK.sub(" ", fold(sentence))) - seen_names - set(restated)
+        stated = _latin_names(CJK.sub(" ", fold(sentence))) - seen_names
         if len(stated) > 1 and not any(sum(map(f, stated)) >= TOGETHER * len(stated) for f in finders):
             return f"joins names no passage of its chunk holds together: {', '.join(sorted(stated)[:4])}"
     if names(reply) & seen_names and not any(map(found, seen_names - names(question))):
         return "links the shown messages to nothing in its chunk"
-    claimed = words - seen - set(restated)
+    claimed = words - seen
     support = sum(map(found, claimed)) / len(claimed) if claimed else 1.0
     if support < min_support:
         return f"ungrounded: {support:.2f} of its words are in the chunk"
-    return f"{UNVERIFIED}: restates names of the question its chunk does not: {', '.join(restated[:3])}" \
-        if restated else None
+    return None
 
 
 def answer_is_stated(answer: str, messages: list[str], question: str = "") -> bool:

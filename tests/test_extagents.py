@@ -80,7 +80,7 @@ def test_gks_finds_the_second_hop_in_round_two():
     assert reasons[-1].output.endswith("Westmarch")
     assert all(c.end >= c.start and c.error is None for c in prediction.calls)
     # what GKS broadcast in each round, and the ranking KAR read after it
-    assert prediction.extra == {"broadcast": [[], [1]], "ranking": [[1], [1, 4]], "unverified": [[], []]}
+    assert prediction.extra == {"broadcast": [[], [1]], "ranking": [[1], [1, 4]]}
 
 
 def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answer():
@@ -147,15 +147,6 @@ def test_an_answer_the_messages_do_not_state_does_not_halt_reasoning():
     assert unchecked.answer == "Northumberland" and unchecked.rounds == 1
 
 
-def test_a_yes_written_in_the_form_of_no_answer_is_a_yes():
-    def yes_reasoner(prompt):  # the 1.5B model's reply to a yes/no question on the development draw
-        if prompt.startswith("Facts found"):
-            return "Yes, both are flowering plants.\nAnswer: YES ANSWER"
-        return two_hop_reader(prompt)
-    prediction, _ = run(yes_reasoner)
-    assert prediction.answer == "yes" and prediction.rounds == 1
-
-
 def test_an_invention_built_from_a_chunk_word_is_dropped_whether_or_not_the_agent_was_shown_the_entity():
     def inventive_later(prompt):
         text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0] if "Text:" in prompt else ""
@@ -165,9 +156,7 @@ def test_an_invention_built_from_a_chunk_word_is_dropped_whether_or_not_the_agen
 
     def round2_inventions(prediction):
         return [c for c in prediction.calls if c.role == "seek" and c.round == 2 and c.chunk in (0, 2, 3, 5)]
-    unseen, _ = run(inventive_later, gks=False)  # the question's names excused, "born" is not in the chunk
-    assert [c.dropped for c in round2_inventions(unseen)] == ["ungrounded: 0.50 of its words are in the chunk"] * 4
-    unseen, _ = run(inventive_later, gks=False, restated="drop")
+    unseen, _ = run(inventive_later, gks=False)
     assert [c.dropped for c in round2_inventions(unseen)] == ["names what its chunk does not: ezra, holloway"] * 4
     # With GKS the agents were shown "Ezra Holloway was born in ... Marrowby": every word of the invention is
     # either shown or in the chunk, but none of the shown names is in the chunk, so nothing links the two.
@@ -175,24 +164,6 @@ def test_an_invention_built_from_a_chunk_word_is_dropped_whether_or_not_the_agen
     assert [c.dropped for c in round2_inventions(shown)] == ["links the shown messages to nothing in its chunk"] * 4
     assert shown.answer == "Westmarch"
     assert {i for i in shown.extra["ranking"][-1]} == {1, 4}  # only the two true facts reached the scratchpad
-
-
-def test_a_reply_restating_the_question_is_dropped_or_ranked_after_every_verified_message():
-    def restating_reader(prompt):
-        if "How useful" in prompt:
-            return "Score: 100" if "Ezra" in prompt and "Westmarch" in prompt else two_hop_reader(prompt)
-        text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0] if "Text:" in prompt else ""
-        if "Marrowby lies" in text and "so far" not in prompt:  # round 1: the question restated around hop 2
-            return "Ezra Holloway was born in Marrowby, which lies in the county of Westmarch."
-        return two_hop_reader(prompt)
-
-    dropped, _ = run(restating_reader, restated="drop")  # version 3
-    assert [c.dropped for c in dropped.calls if c.role == "seek" and c.round == 1 and c.chunk == 4] == \
-        ["names what its chunk does not: ezra, holloway"]
-    ranked, _ = run(restating_reader)
-    assert ranked.extra["unverified"][0] == [4]
-    assert ranked.extra["ranking"][0] == [1, 4]  # rated 100 against hop 1's 90, yet after it
-    assert ranked.answer == "Westmarch" and ranked.rounds == 1
 
 
 def test_a_reply_that_echoes_its_instructions_is_still_grounded():
@@ -411,7 +382,6 @@ def test_a_prompt_that_cannot_fit_is_rejected_before_any_call():
     ({"pipeline": True, "rating": "bm25", "links": False}, "rating=order"),
     ({"pipeline": True, "rating": "order"}, "links=false"),
     ({"pipeline": True, "rating": "order", "links": False, "mode": "reference-code"}, "mode=paper"),
-    ({"restated": "keep"}, "restated must be one of"),
 ])
 def test_invalid_knobs_are_rejected_with_a_clear_message(knobs, message):
     with pytest.raises(ValueError, match=message):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from extlib.grounding import UNVERIFIED, admission, answer_is_stated, grounding_terms, names
+from extlib.grounding import admission, answer_is_stated, grounding_terms, names
 from extlib.methods.extagents import MIN_GROUNDING, follow_links
 from extlib.parsing import parse_answer
 
@@ -69,20 +69,6 @@ FILLER_CHUNK = "Fishing boats leave the harbour at dawn and return in the aftern
 def test_admission(reply, chunk, shown, why):
     verdict = admission(reply, chunk, shown, QUESTION, MIN_GROUNDING)
     assert verdict is None if why is None else verdict.startswith(why), verdict
-
-
-def test_a_reply_that_restates_the_question_around_a_found_fact_can_be_admitted_unverified():
-    restating = "Ezra Holloway was born in Marrowby, which lies in the county of Westmarch."
-    assert admission(restating, HOP2_CHUNK, [], QUESTION, MIN_GROUNDING) == \
-        "names what its chunk does not: ezra, holloway"
-    assert admission(restating, HOP2_CHUNK, [], QUESTION, MIN_GROUNDING, restated_ok=True) == \
-        f"{UNVERIFIED}: restates names of the question its chunk does not: ezra, holloway"
-    # Only the question's names are excused: a name of its own that the chunk lacks, or a claim the chunk does not
-    # hold, is dropped as before.
-    assert admission("Ezra Holloway was born in London.", FILLER_CHUNK, [], QUESTION, MIN_GROUNDING,
-                     restated_ok=True) == "names what its chunk does not: ezra, holloway, london"
-    assert admission("Ezra Holloway was born in the harbour.", FILLER_CHUNK, [], QUESTION, MIN_GROUNDING,
-                     restated_ok=True).startswith("ungrounded")
 
 
 ZH_QUESTION = "抄写者公孙珩璇出生在哪个省？"

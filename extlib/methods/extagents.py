@@ -16,9 +16,6 @@ Choices the paper leaves open, made explicit here:
   With the same setting, a reasoning answer that states nothing the messages hold beyond the question's words
   counts as NO ANSWER until the last step must answer (a small model that knows only the first hop invents the
   second).
-- `restated="rank-last"` (version 4): a reply whose only names missing from its chunk are the question's (an agent
-  that found the answer tends to restate the question around it) is kept as unverified, ranked after every
-  verified message; version 3 dropped it as an invention (`restated="drop"`).
 - Ranking (the small-model default `links`): a message follows the better-rated message it shares a name with,
   beyond the question's. A rating that judges each message alone scores a bridge fact ("Marrowby lies in
   Westmarch") low because it does not name the question's entity; without this it ranks last.
@@ -50,7 +47,7 @@ from .. import agents
 from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
 from ..chunking import chunk_text
 from ..fan_out import fan_out
-from ..grounding import UNVERIFIED, admission, grounding_terms, names
+from ..grounding import admission, grounding_terms, names
 from ..llm import LLMClient
 from ..parsing import is_no_information
 from ..prompts import LAYOUTS, PromptSet, get_prompts
@@ -59,7 +56,6 @@ from ..trace import CallRecord, Prediction, Task
 from .base import ChunkedConfig, Method, knob
 
 RATINGS = ("llm", "bm25", "order")
-RESTATED = ("drop", "rank-last")
 MODES = ("paper", "reference-code")
 CHUNK_DRIFT_TOKENS = 8  # a decoded chunk may re-tokenize to a few more tokens than its span
 MESSAGE_SEPARATOR_TOKENS = 2  # "- " and the line break around each listed message
@@ -88,9 +84,6 @@ class ExtAgentsConfig(ChunkedConfig):
     grounding: float | None = knob(None, "the grounding check (extlib.grounding.admission) with this least share of "
                                    "a reply's new words found in its own chunk (small models invent facts); None: "
                                    "0.6 with the small prompt set, 0 (off) with the paper's", low=0.0, high=1.0)
-    restated: str = knob("rank-last", "grounding check: a reply whose only names its chunk lacks are the question's "
-                         "(it restates the question around what it found): keep it ranked after every verified "
-                         "message (rank-last) or drop it (version 3)", choices=RESTATED)
     links: bool | None = knob(None, "rank each message right after the better-rated one it shares a name with, beyond "
                               "the question's (a bridge fact after the fact it continues); None: on with the small "
                               "prompt set, off with the paper's")
@@ -172,7 +165,6 @@ class Scratchpad:
     def __init__(self, llm: LLMClient, question: str = "", links: bool = False) -> None:
         self.notes: dict[int, str] = {}
         self.scores: dict[int, float] = {}
-        self.unverified: set[int] = set()  # messages that restate names of the question their chunk lacks
         self._llm, self._counts = llm, {}
         self.question, self.links = question, links
 
@@ -183,14 +175,11 @@ class Scratchpad:
 
     def ranked(self, by_score: bool = True) -> list[int]:
         """Agent ids, best-rated first (ties by chunk order; with `links`, bridge facts follow the fact they
-        continue), or in chunk order; unverified messages after every verified one."""
+        continue), or in chunk order."""
         if not by_score:
             return sorted(self.notes)
-        out = []
-        for tier in (set(self.notes) - self.unverified, self.unverified & set(self.notes)):
-            order = sorted(tier, key=lambda i: (-self.scores.get(i, 0.0), i))
-            out += follow_links(order, self.notes, self.question) if self.links else order
-        return out
+        order = sorted(self.notes, key=lambda i: (-self.scores.get(i, 0.0), i))
+        return follow_links(order, self.notes, self.question) if self.links else order
 
     def top_k(self, ids: list[int], room: int) -> list[int]:
         """Eq. 6-7: the agents of `ids`, best first, whose messages `room` tokens hold."""
@@ -202,8 +191,7 @@ class Scratchpad:
 
 class ExtAgents(Method):
     name = "extagents"
-    version = 4  # 2, 3: issue 13's grounding check, linked ranking and answer checks; 4: restated replies ranked
-    # last instead of dropped, and a "YES ANSWER" read as yes (both from the seed-1 development draw)
+    version = 3  # 2, 3: issue 13's grounding check, linked ranking and answer checks (3: final)
 
     config_class = ExtAgentsConfig
 
@@ -233,8 +221,6 @@ class ExtAgents(Method):
                                   f"round {t}; first error: {next(iter(replies.values()))[1].error}")
             calls += await self._rate(llm, prompts, task.question, pad, changed, t, protocol)
             trail["ranking"].append(pad.ranked())
-            if cfg.restated == "rank-last":
-                trail.setdefault("unverified", []).append(sorted(pad.unverified))
             if early.cancelled:
                 trail.setdefault("cancelled", []).append(early.cancelled)
             if early.answer is not None or early.error:  # KAR answered (or failed) while agents were reading
@@ -311,11 +297,8 @@ class ExtAgents(Method):
                 record.dropped = "adds nothing to the scratchpad"
                 return False
             if self.min_grounding > 0:
-                why = admission(message, chunks[i], shared[i], question, self.min_grounding, template,
-                                self.config.restated == "rank-last")
-                if why and why.startswith(UNVERIFIED):
-                    pad.unverified.add(i)
-                elif why:
+                why = admission(message, chunks[i], shared[i], question, self.min_grounding, template)
+                if why:
                     record.dropped = why
                     return False
             pad.notes[i] = f"{pad.notes[i]}\n{message.strip()}" if i in pad.notes else message.strip()
@@ -386,13 +369,13 @@ class ExtAgents(Method):
         return dict(sorted(replies.items())), sorted(changed), early
 
     def _settled(self, pad: Scratchpad, tasks: dict[int, asyncio.Future], replies: dict, room: int) -> list[int]:
-        """The leading messages of the round's final ranking (order rating: verified messages in agent order, greedy
-        within `room`, then the unverified ones) that no unfinished agent can still change or precede."""
+        """The leading messages of the round's final ranking (order rating: agent order, greedy within `room`)
+        that no unfinished agent can still change or precede."""
         ids = []
         for i in sorted(set(pad.notes) | set(tasks)):
             if i in tasks and i not in replies:
                 break
-            if i in pad.notes and i not in pad.unverified:
+            if i in pad.notes:
                 ids.append(i)
         return pad.top_k(ids, room)
 
