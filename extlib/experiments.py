@@ -25,10 +25,11 @@ from typing import Any
 from tqdm import tqdm
 
 from .budget import PromptTooLong
-from .datasets import truncation
+from .datasets import DATASETS, truncation
+from .datasets import options as dataset_options
 from .jsonl import append, open_for_append, read_jsonl
 from .llm import LLMClient
-from .methods import METHODS, knob_names, knobs_for, make_method
+from .methods import METHODS, knob_defaults, knob_names, knobs_for, make_method
 from .metrics import score
 from .trace import Prediction, Task
 
@@ -51,9 +52,15 @@ class RunSpec:
 
     def path(self, root: Path) -> Path:
         """runs/<dataset>/<method>__<model>__L<len>__W<window>__n<n>__s<seed>[__<settings digest>][__r<repeat>].jsonl,
-        the digest over the knobs and dataset options (over the knobs alone when there are no options)."""
+        the digest over the knobs and dataset options that differ from their defaults (over the knobs alone when
+        no option does), so that one run named with or without its defaults (a notebook names them all, a config
+        file few) is one file."""
         name = f"{self.method}__{self.model}__L{self.input_tokens}__W{self.context_window}__n{self.n}__s{self.seed}"
-        settings = {"knobs": self.knobs, "options": self.options} if self.options else self.knobs
+        knob_default = knob_defaults(self.method)
+        option_default = dataset_options(self.dataset) if self.dataset in DATASETS else {}
+        knobs = {k: v for k, v in self.knobs.items() if k not in knob_default or v != knob_default[k]}
+        options = {k: v for k, v in self.options.items() if k not in option_default or v != option_default[k]}
+        settings = {"knobs": knobs, "options": options} if options else knobs
         if settings:
             name += "__" + hashlib.sha1(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
         if self.repeat:

@@ -35,6 +35,20 @@ def test_a_run_writes_one_scored_row_per_question_named_by_its_settings(tmp_path
         spec(knobs={"chunk_tokens": 64})  # direct reads no chunks: no new file name for a setting that does nothing
 
 
+def test_a_run_named_with_or_without_its_defaults_is_one_file(tmp_path):
+    """A notebook names every setting, a config file only those it changes: both must find the same rows."""
+    few = spec(dataset="hotpotqa-longdoc", method="extagents", knobs={"chunk_tokens": 512, "paragraphs": True})
+    every = spec(dataset="hotpotqa-longdoc", method="extagents",
+                 knobs={"chunk_tokens": 512, "paragraphs": True, "rating": "llm", "rounds": 5},
+                 options={"position": 0.25, "distance": 0.5})
+    assert every.path(tmp_path) == few.path(tmp_path)
+    # the committed beyond-window rows keep their names (configs/beyond_window/hotpotqa-longdoc.yaml)
+    assert few.path(tmp_path).name.endswith("__e9e0adb4.jsonl")
+    assert spec(dataset="hotpotqa-longdoc", method="extagents", knobs={"chunk_tokens": 512, "paragraphs": True},
+                options={"position": 0.3}).path(tmp_path) != few.path(tmp_path)  # a changed option is a new file
+    assert spec(method="extagents", knobs={"rating": "bm25"}).path(tmp_path) != spec(method="extagents").path(tmp_path)
+
+
 def test_failed_questions_are_kept_scored_zero_and_retried_on_resume(tmp_path):
     broken = {"q1", "q2"}
 

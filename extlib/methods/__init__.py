@@ -45,6 +45,13 @@ def knob_names(name: str) -> list[str]:
     return [f.name for f in fields(method.config_class) if f.name not in fixed]
 
 
+def knob_defaults(name: str) -> dict[str, Any]:
+    """The knobs method `name` takes and their default values."""
+    check_method(name)
+    method, fixed = METHODS[name]
+    return {f.name: f.default for f in fields(method.config_class) if f.name not in fixed}
+
+
 def make_method(name: str, progress: bool = False, **knobs: Any) -> Method:
     """The method called `name` with these knobs; one it does not take is an error listing the valid ones."""
     valid = knob_names(name)
@@ -72,4 +79,4 @@ __all__ = ["DRAG", "METHODS", "ChainOfAgents", "ChainOfAgentsConfig", "DRAGConfi
            "DirectInput", "ExtAgents", "ExtAgentsConfig", "LLMxMapReduce", "LongAgent", "LongAgentConfig",
            "MapReduceConfig", "Method", "MethodConfig", "O2Searcher", "O2SearcherConfig", "ParserConfig",
            "ParserPrompted", "PromptTooLong", "SearchAgent", "SearchAgentConfig", "UnknownKnob", "check_method",
-           "kar_schedule", "knob_names", "knobs_for", "make_method", "run_sync"]
+           "kar_schedule", "knob_defaults", "knob_names", "knobs_for", "make_method", "run_sync"]
