@@ -139,3 +139,25 @@ def test_every_parameter_of_an_experiment_notebook_is_declared_typed_and_comment
     declared = papermill.inspect_notebook(str(path))  # papermill skips a line it cannot parse, with a warning
     assert len(declared) == len(lines)
     assert all(p["inferred_type_name"] != "None" and p["help"] for p in declared.values()), name
+
+
+@pytest.mark.parametrize("preset", sorted(p.stem for p in (NOTEBOOKS.parent / "configs" / "presets").glob("*.yaml")))
+def test_every_preset_sets_only_parameters_its_notebooks_declare(preset, tmp_path):
+    from extlib.figures import NOTEBOOKS as EXPERIMENTS
+    from extlib.figures import load_preset, parameters
+
+    config = load_preset(preset)
+    for name in EXPERIMENTS:  # an undeclared setting raises PresetError; a declared one reaches the notebook
+        plan = parameters(name, config, {}, tmp_path / "results", tmp_path / "figures")
+        assert all(plan[k] == v for k, v in config["notebooks"].get(name, {}).items()), (preset, name)
+        assert plan.get("results_dir", plan.get("scaling_dir")) in (str(tmp_path / "results" / name),
+                                                                    str(tmp_path / "results" / "01_scaling"))
+
+
+@pytest.mark.parametrize("name", ["01_scaling", "02_ablation"])
+def test_passage_chunks_for_a_dataset_not_in_the_study_are_named(name, tmp_path):
+    with pytest.raises(papermill.PapermillExecutionError, match=r"paragraphs names \['zh-longdoc'\], not among"):
+        papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(tmp_path / "out.ipynb"), cwd=str(NOTEBOOKS),
+                                   parameters={"datasets": ["hotpotqa"], "paragraphs": ["zh-longdoc"],
+                                               "results_dir": str(tmp_path), "figure_dir": str(tmp_path)},
+                                   progress_bar=False, kernel_name="python3")
