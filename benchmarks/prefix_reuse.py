@@ -52,6 +52,9 @@ class Setting:
     seed: int = 1  # the development draw
 
 
+DRAW = 30  # questions in a set's development draw; --n answers its first n, so raising --n later continues the run
+
+
 SETTINGS = {  # the demo as `make demo` runs it; the rest as configs/beyond_window at 8x / 4x
     "demo": Setting(8192, 57000),
     "hotpotqa": Setting(2048, 8000, {"chunk_tokens": 512, "paragraphs": True, "rating": "order"}),
@@ -78,12 +81,14 @@ def measure(sets: list[str], n: int, cache_mb: int, model: str, out: Path) -> No
                 raise SystemExit("a server of `extagents serve` was reused; stop it, so that both arms run on servers "
                                  "started here with known settings")
             llms = {arm: server.client(concurrency=1) for arm, server in servers.items()}
-            tasks = [demo_task()] if name == "demo" else \
-                load_tasks(name, setting.input_tokens, n=n, seed=setting.seed, tokenizer=llms["facts-first"].tokenizer)
+            tokenizer = llms["facts-first"].tokenizer
+            draw = [demo_task()] if name == "demo" else \
+                load_tasks(name, setting.input_tokens, n=DRAW, seed=setting.seed, tokenizer=tokenizer)
+            tasks = draw[:n]
             for k in range(1, len(tasks) + 1):  # one question at a time across both arms
                 for arm, llm in llms.items():
                     knobs = {**setting.knobs, "layout": ARMS[arm].layout}
-                    spec = RunSpec(name, "extagents", setting.input_tokens, len(tasks), setting.seed, llm.model,
+                    spec = RunSpec(name, "extagents", setting.input_tokens, len(draw), setting.seed, llm.model,
                                    setting.window, knobs)
                     path = run(spec, tasks[:k], llm, out / arm)
                     memory = out / arm / "server_memory.jsonl"
@@ -107,6 +112,7 @@ def calls_table(rows: pd.DataFrame) -> pd.DataFrame:
                             "computed": call["prompt_tokens"] - call["cached_tokens"], "cached": call["cached_tokens"],
                             "prefill_s": call.get("prefill_seconds") or 0.0,
                             "generation_s": call.get("generation_seconds") or 0.0,
+                            "cache_s": call.get("cache_seconds") or 0.0,
                             "call_s": call["end"] - call["start"]})
     return pd.DataFrame(records)
 
@@ -119,7 +125,7 @@ def load(out: Path) -> pd.DataFrame:
                 continue
             for row in read_rows(path).values():
                 records.append({**row, "set": row["spec"]["dataset"], "arm": arm})
-    return pd.DataFrame(records)
+    return pd.DataFrame(records).drop_duplicates(["set", "arm", "id"], keep="last")
 
 
 def report(out: Path) -> None:
@@ -129,14 +135,16 @@ def report(out: Path) -> None:
     calls = calls_table(rows)
     both = rows.pivot_table(index=["set", "id"], columns="arm", values="f1").reindex(columns=list(ARMS)).dropna()
     print("## Accuracy and time per question (mean), the two arms side by side\n")
-    print("| set | questions | arm | F1 | rounds | wall s | prompt tokens | computed | prefill s | generation s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| set | questions | arm | F1 | rounds | wall s | prompt tokens | computed | prefill s | generation s | "
+          "cache s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for (name, arm), group in rows.groupby(["set", "arm"]):
         c = calls[(calls["set"] == name) & (calls["arm"] == arm)]
         per_q = len(group)
         print(f"| {name} | {per_q} | {arm} | {100 * group['f1'].mean():.1f} | {group['rounds'].mean():.2f} | "
               f"{group['seconds'].mean():,.0f} | {c['prompt'].sum() / per_q:,.0f} | {c['computed'].sum() / per_q:,.0f} "
-              f"| {c['prefill_s'].sum() / per_q:,.0f} | {c['generation_s'].sum() / per_q:,.0f} |")
+              f"| {c['prefill_s'].sum() / per_q:,.0f} | {c['generation_s'].sum() / per_q:,.0f} | "
+              f"{c['cache_s'].sum() / per_q:,.1f} |")
     dev = both.drop(index="demo", level=0, errors="ignore")
     if len(dev):
         diff = 100 * (dev["chunk-first"] - dev["facts-first"]).to_numpy()
@@ -145,19 +153,23 @@ def report(out: Path) -> None:
               f"{diff.mean():+.1f} (95% CI {low:+.1f} to {high:+.1f}); better / tie / worse: "
               f"{int((diff > 0).sum())} / {int((diff == 0).sum())} / {int((diff < 0).sum())}")
     seeks = calls[calls["role"] == "seek"]
-    print("\n## Seeking calls: prompt tokens computed per round (sum over the questions of each arm)\n")
-    print("| set | arm | round 1 computed | round 2 computed | round 2 / round 1 |")
-    print("|---|---|---|---|---|")
+    print("\n## Seeking calls: prompt tokens computed in rounds 1 and 2, summed over the questions that reached "
+          "round 2\n")
+    print("| set | arm | questions | round 1 computed | round 2 computed | round 2 / round 1 |")
+    print("|---|---|---|---|---|---|")
     for (name, arm), group in seeks.groupby(["set", "arm"]):
-        by_round = group.groupby("round")["computed"].sum()
+        both_rounds = group[group["id"].isin(group.loc[group["round"] == 2, "id"])]
+        by_round = both_rounds.groupby("round")["computed"].sum()
         if 1 in by_round and 2 in by_round:
-            print(f"| {name} | {arm} | {by_round[1]:,} | {by_round[2]:,} | {by_round[2] / by_round[1]:.1%} |")
+            print(f"| {name} | {arm} | {both_rounds['id'].nunique()} | {by_round[1]:,} | {by_round[2]:,} | "
+                  f"{by_round[2] / by_round[1]:.1%} |")
     print("\n## Where the time goes: server prefill and generation by role and round (all questions)\n")
-    print("| set | arm | role | round | calls | computed tokens | cached tokens | prefill s | generation s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| set | arm | role | round | calls | computed tokens | cached tokens | prefill s | generation s | cache s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for (name, arm, role, rnd), group in calls.groupby(["set", "arm", "role", "round"]):
         print(f"| {name} | {arm} | {role} | {rnd} | {len(group)} | {group['computed'].sum():,} | "
-              f"{group['cached'].sum():,} | {group['prefill_s'].sum():,.0f} | {group['generation_s'].sum():,.0f} |")
+              f"{group['cached'].sum():,} | {group['prefill_s'].sum():,.0f} | {group['generation_s'].sum():,.0f} | "
+              f"{group['cache_s'].sum():,.1f} |")
     for arm in ARMS:
         memory = out / arm / "server_memory.jsonl"
         if memory.exists():

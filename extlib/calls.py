@@ -28,4 +28,4 @@ async def call(llm: LLMClient, prompt: str | list[dict], max_tokens: int, role: 
                                  completion_tokens=done.completion_tokens, cached_tokens=done.cached_tokens,
                                  start=done.start, end=done.end, output=done.text, cache_hit=done.cache_hit,
                                  attempts=done.attempts, prefill_seconds=done.prefill_seconds,
-                                 generation_seconds=done.generation_seconds)
+                                 generation_seconds=done.generation_seconds, cache_seconds=done.cache_seconds)

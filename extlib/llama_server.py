@@ -12,10 +12,12 @@ with three methods of `llama_cpp.Llama` wrapped:
 - `load_state` / `save_state`: the prompt-state cache's copies, timed separately since they are its price.
 - `save_state` / `load_state` and `LlamaRAMCache`: the prompt-state cache (`cache: true` in the server config)
   keeps a copy of llama.cpp's KV state per prompt, so round t+1 of an agent whose chunk leads its prompt computes
-  only the new suffix. As shipped, every saved state also copies up to n_batch rows of logits (512 x 151,936
-  floats = 311 MB for Qwen, about 0.2 s a call) which its size bound does not count. A loaded state is always
-  evaluated again from at least its last token before anything is sampled, so those logits are never read:
-  here states keep none, their copies are timed, and the bound counts every byte a state holds.
+  only the new suffix; the state a round started from is dropped when the round's own is saved, so the cache holds
+  one state per agent (a question's chunks) and its bound is agents x state size. As shipped, every saved state
+  also copies up to n_batch rows of logits (512 x 151,936 floats = 311 MB for Qwen, about 0.2 s a call) which its
+  size bound does not count. A loaded state is always evaluated again from at least its last token before anything
+  is sampled, so those logits are never read: here states keep none, their copies are timed, and the bound counts
+  every byte a state holds.
 - `create_completion`: adds `prompt_tokens_details.cached_tokens` and `timings` to the usage, named as
   llama.cpp's own C++ server names them (prompt_n, prompt_ms, predicted_n, predicted_ms) plus cache_ms.
 
@@ -42,9 +44,27 @@ class PromptStateCache(llama_cpp.LlamaRAMCache):
                    for state in self.cache_state.values())
 
 
+def drop_superseded(cache: llama_cpp.LlamaRAMCache, loaded: llama_cpp.LlamaState | None,
+                    tokens: np.ndarray) -> None:
+    """Drop `loaded`, the state a completion started from, when the state about to be saved for `tokens` (its
+    prompt and reply) shares most of it: an agent's earlier round, whose chunk leads both prompts. The cache then
+    holds one state per agent. Without this, once the bound is reached, least-recently-used eviction drops exactly
+    the state the round's next agent needs (every lookup moves the state it finds to the end, so the oldest is
+    always the next agent's), and every later agent of the round misses. A state that shares only the instructions
+    (another agent's, loaded for a prompt that had none of its own) stays."""
+    if loaded is None or cache is None:
+        return
+    shared = llama_cpp.Llama.longest_token_prefix(loaded.input_ids[:loaded.n_tokens].tolist(), tokens.tolist())
+    if 2 * shared >= loaded.n_tokens:
+        for key in [k for k, state in cache.cache_state.items() if state is loaded]:
+            del cache.cache_state[key]
+
+
 def _save_state(self) -> llama_cpp.LlamaState:
-    """The KV state without logits (see the module docstring)."""
+    """The KV state without logits (see the module docstring); the state it supersedes leaves the cache."""
     start = time.perf_counter()
+    drop_superseded(self.cache, getattr(self, "_loaded_state", None), self.input_ids[:self.n_tokens])
+    self._loaded_state = None
     size = llama_cpp.llama_state_get_size(self._ctx.ctx)
     buffer = (ctypes.c_uint8 * size)()
     written = llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size)
@@ -61,6 +81,7 @@ def _save_state(self) -> llama_cpp.LlamaState:
 
 def _load_state(self, state: llama_cpp.LlamaState) -> None:
     start = time.perf_counter()
+    self._loaded_state = state  # superseded by the state saved after this completion (drop_superseded)
     self.input_ids = state.input_ids.copy()
     self.n_tokens = state.n_tokens
     self._requires_eval = True  # the next generate evaluates at least the last token again, refreshing logits

@@ -46,6 +46,7 @@ class Completion:
     # `timings`); None elsewhere (the OpenAI API, vLLM) and for answers from the response cache
     prefill_seconds: float | None = None
     generation_seconds: float | None = None
+    cache_seconds: float | None = None  # the server copying prompt states in and out of its cache (bundled server)
 
 
 class LLMClient:
@@ -171,7 +172,8 @@ class LLMClient:
                 cached_tokens=(getattr(details, "cached_tokens", 0) or 0) if details else 0,
                 start=start, end=end, cache_hit=False, attempts=attempt,
                 prefill_seconds=_seconds(timings.get("prompt_ms")),
-                generation_seconds=_seconds(timings.get("predicted_ms")))
+                generation_seconds=_seconds(timings.get("predicted_ms")),
+                cache_seconds=_seconds(timings.get("cache_ms")))
         raise AssertionError("unreachable")
 
     def count_tokens(self, text: str) -> int:

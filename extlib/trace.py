@@ -50,6 +50,7 @@ class CallRecord:
     dropped: str | None = None  # why a seeking reply was kept off the scratchpad
     prefill_seconds: float | None = None  # the server's time reading the prompt's computed (not cached) tokens
     generation_seconds: float | None = None  # and writing the reply (None: the endpoint does not say)
+    cache_seconds: float | None = None  # and copying prompt states in and out of its prompt-state cache
 
 
 @dataclass
@@ -79,6 +80,7 @@ class Prediction:
             # the server's own prefill / generation time, summed over the calls that report it (None: none does)
             "prefill_seconds": _total([c.prefill_seconds for c in served]),
             "generation_seconds": _total([c.generation_seconds for c in served]),
+            "cache_seconds": _total([c.cache_seconds for c in served]),
         }
 
     def to_dict(self) -> dict[str, Any]:
