@@ -47,6 +47,22 @@ async def timed(llm: LLMClient, prompt: str, max_tokens: int) -> tuple[float, in
     return time.perf_counter() - start, done.completion_tokens
 
 
+async def timed_round(llm: LLMClient, chunks: list[str], together: bool) -> tuple[float, int]:
+    """Wall time and completion tokens of one seeking call per chunk, one by one or all at once."""
+    prompts, question = get_prompts("small", "en"), "Who was born in Kettleby?"
+    calls = [agents.seek(llm, prompts, question, chunk, i, [], 1, 64) for i, chunk in enumerate(chunks)]
+    start = time.perf_counter()
+    if together:
+        results = await asyncio.gather(*calls)
+    else:
+        results = [await call for call in calls]
+    seconds = time.perf_counter() - start
+    failed = [record.error for _, record in results if record.error]
+    if failed:
+        raise RuntimeError(f"{len(failed)} of the round's seeking calls failed: {failed[0]}")
+    return seconds, sum(record.completion_tokens for _, record in results)
+
+
 async def measure(llm: LLMClient) -> dict:
     prefill = []
     for k in range(3):
@@ -54,21 +70,15 @@ async def measure(llm: LLMClient) -> dict:
         seconds, _ = await timed(llm, text + "\n\nSay OK.", 1)
         prefill.append(llm.count_tokens(text) / seconds)
     counting = "Count from 1 to 1000, separated by commas: 1, 2, 3,"
+    await timed(llm, counting, 1)  # warm: both timed calls below find the prompt in the engine's cache alike
     one, _ = await timed(llm, counting, 1)
     many, written = await timed(llm, counting, 128)
-    prompts = get_prompts("small", "en")
-    chunks = [text_of(512, llm, 14000 + 600 * k) for k in range(4)]
-    question = "Who was born in Kettleby?"
-    start = time.perf_counter()
-    for i, chunk in enumerate(chunks):
-        await agents.seek(llm, prompts, question, chunk, i, [], 1, 64)
-    one_by_one = time.perf_counter() - start
-    chunks = [text_of(512, llm, 20000 + 600 * k) for k in range(4)]  # fresh text: no prefix reuse
-    start = time.perf_counter()
-    await asyncio.gather(*(agents.seek(llm, prompts, question, c, i, [], 1, 64) for i, c in enumerate(chunks)))
-    together = time.perf_counter() - start
+    # distinct text for each round (no prefix reuse), of equal length; the completion tokens show both wrote alike
+    one_by_one, written_one = await timed_round(llm, [text_of(512, llm, 14000 + 600 * k) for k in range(4)], False)
+    together, written_all = await timed_round(llm, [text_of(512, llm, 20000 + 600 * k) for k in range(4)], True)
     return {"prefill tok/s": statistics.median(prefill), "generation tok/s": (written - 1) / max(many - one, 1e-9),
-            "round of 4, one by one s": one_by_one, "round of 4, at once s": together}
+            "round of 4, one by one s": one_by_one, "round of 4, at once s": together,
+            "round of 4, completion tokens (one by one / at once)": f"{written_one} / {written_all}"}
 
 
 def main() -> None:
@@ -76,7 +86,7 @@ def main() -> None:
     parser.add_argument("--base-url", required=True, help="the other engine's OpenAI-compatible endpoint")
     parser.add_argument("--model", required=True, help="the model name it serves")
     parser.add_argument("--tokenizer", required=True, help="its tokenizer, e.g. hf:DIR/tokenizer.json")
-    parser.add_argument("--local-model", default="qwen2.5-0.5b", help="the same model, bundled (GGUF)")
+    parser.add_argument("--local-model", required=True, help="the same model, bundled (GGUF), e.g. qwen2.5-1.5b")
     args = parser.parse_args()
     engines = {"llama.cpp (bundled)": EngineSettings(model=args.local_model, cache=False, context_window=4096),
                "other": EngineSettings(base_url=args.base_url, model=args.model, tokenizer=args.tokenizer,
@@ -88,7 +98,7 @@ def main() -> None:
             results[name] = asyncio.run(measure(llm))
             task = load_tasks("hotpotqa", 4000, n=1, seed=1, tokenizer=llm.tokenizer, progress=False)[0]
             prediction = ExtAgents(context_window=2048, chunk_tokens=512, paragraphs=True, rating="order",
-                                   input_tokens=4000).run(task, llm)
+                                   input_tokens=4000, truncate="front").run(task, llm)
             results[name] |= {"ExtAgents question s": prediction.usage["wall_seconds"],
                               "ExtAgents answer": prediction.answer, "gold": task.answers[0]}
     print(f"{platform.processor() or platform.machine()}, {args.local_model} / {args.model}\n")

