@@ -108,5 +108,6 @@ def main() -> None:
           f"answers equal in {len(same)} of {len(paired)}; over those, wall time {plain_s:.1f} s -> {piped_s:.1f} s "
           f"(mean gain {plain_s - piped_s:.1f} s; critical-path bound {bound:.1f} s)")
 
+
 if __name__ == "__main__":
     main()

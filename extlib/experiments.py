@@ -56,10 +56,8 @@ class RunSpec:
         no option does), so that one run named with or without its defaults (a notebook names them all, a config
         file few) is one file."""
         name = f"{self.method}__{self.model}__L{self.input_tokens}__W{self.context_window}__n{self.n}__s{self.seed}"
-        knob_default = knob_defaults(self.method)
-        option_default = dataset_options(self.dataset) if self.dataset in DATASETS else {}
-        knobs = {k: v for k, v in self.knobs.items() if k not in knob_default or v != knob_default[k]}
-        options = {k: v for k, v in self.options.items() if k not in option_default or v != option_default[k]}
+        knobs = not_default(self.knobs, knob_defaults(self.method))
+        options = not_default(self.options, dataset_options(self.dataset) if self.dataset in DATASETS else {})
         settings = {"knobs": knobs, "options": options} if options else knobs
         if settings:
             name += "__" + hashlib.sha1(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
@@ -73,6 +71,11 @@ class RunSpec:
         if "truncate" in knob_names(self.method):
             settings["truncate"] = truncation(self.dataset)
         return make_method(self.method, **{**settings, **self.knobs})
+
+
+def not_default(settings: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """The settings that are not at their default value (a setting without a default always counts)."""
+    return {k: v for k, v in settings.items() if k not in defaults or v != defaults[k]}
 
 
 def read_rows(path: Path) -> dict[str, dict]:

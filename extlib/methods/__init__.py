@@ -40,9 +40,7 @@ def check_method(name: str) -> None:
 
 def knob_names(name: str) -> list[str]:
     """The knobs method `name` takes (its fixed settings excluded)."""
-    check_method(name)
-    method, fixed = METHODS[name]
-    return [f.name for f in fields(method.config_class) if f.name not in fixed]
+    return list(knob_defaults(name))
 
 
 def knob_defaults(name: str) -> dict[str, Any]:
