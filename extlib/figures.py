@@ -2,7 +2,13 @@
 another, with the executed copies in results/<preset>/notebooks/, the rows in results/<preset>/<notebook>/ and
 the figures in figures/<preset>/. Every notebook's rows are resumable run files, so a stopped run continues
 where it stopped. Like make, a notebook whose executed copy is newer than everything it depends on (the
-notebook, the preset, the library, its rows) and ran with the same parameters is not run again."""
+notebook, the preset, the library, its rows) and ran with the same parameters is not run again.
+
+A preset may name committed rows to reuse (`reuse: {<notebook>: [<dataset folder>, ...]}`, folders of run files
+as `extagents run` writes them, one per dataset): before the notebook runs, every row of such a folder whose
+question its namesake file under results/<preset>/<notebook>/<dataset>/ lacks is copied in, so settings shared
+with another study are not answered twice (a copied row of another method version is stale and answered again,
+as any row)."""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ import yaml
 from tqdm import tqdm
 
 from .engine import DEFAULT_WINDOW, EngineSettings
+from .jsonl import append, open_for_append, read_jsonl
 from .serve import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,10 +39,32 @@ def load_preset(preset: str) -> dict[str, Any]:
         have = sorted(p.stem for p in PRESETS.glob("*.yaml"))
         raise PresetError(f"no preset {preset!r}; presets: {', '.join(have)} (files in {PRESETS})")
     config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    unknown = set(config) - {"engine", "common", "notebooks"}
-    if unknown or set(config.get("notebooks", {})) - set(NOTEBOOKS):
-        raise PresetError(f"{path}: top-level keys are engine, common, notebooks; notebooks are {NOTEBOOKS}")
+    unknown = set(config) - {"engine", "common", "notebooks", "reuse"}
+    if unknown or set(config.get("notebooks", {})) - set(NOTEBOOKS) or set(config.get("reuse", {})) - set(NOTEBOOKS):
+        raise PresetError(f"{path}: top-level keys are engine, common, notebooks, reuse; notebooks (and the keys "
+                          f"of reuse) are {NOTEBOOKS}")
+    for name, folders in config.get("reuse", {}).items():
+        missing = [f for f in folders if not (ROOT / f).is_dir()] if isinstance(folders, list) else [folders]
+        if missing:
+            raise PresetError(f"{path}: reuse of {name} is a list of folders of {ROOT}; {missing} is not")
     return config
+
+
+def reuse_rows(source: Path, target: Path) -> int:
+    """Copy every row of the run files under `source` whose question id its namesake file under `target` lacks
+    (a question `target` has, answered or failed, is left as it is); returns how many rows were copied."""
+    copied = 0
+    for run_file in sorted(source.rglob("*.jsonl")):
+        into = target / run_file.relative_to(source)
+        have = {row["id"] for row in read_jsonl(into)}
+        new = [row for row in read_jsonl(run_file) if row["id"] not in have]
+        new = list({row["id"]: row for row in new}.values())  # the latest row per question, as read_rows
+        if new:
+            with open_for_append(into) as sink:
+                for row in new:
+                    append(sink, row)
+            copied += len(new)
+    return copied
 
 
 def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], results: Path,
@@ -86,6 +115,10 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     out = results / "notebooks"
     out.mkdir(parents=True, exist_ok=True)
     engine = config.get("engine", {})
+    for name, folders in config.get("reuse", {}).items():
+        for folder in folders if name in names else []:
+            if copied := reuse_rows(ROOT / folder, results / name / Path(folder).name):
+                print(f"{name}: {copied} rows reused from {folder}")
     todo = [n for n in names if force or not up_to_date(out / f"{n}.ipynb", n, plans[n], preset, results)]
     for name in sorted(set(names) - set(todo), key=names.index):
         print(f"{name}: up to date (its executed copy is newer than all it depends on); --force runs it again")
