@@ -21,7 +21,8 @@ import yaml
 from tqdm import tqdm
 
 from .engine import DEFAULT_WINDOW, EngineSettings
-from .jsonl import append, open_for_append, read_jsonl
+from .experiments import read_rows
+from .jsonl import append, open_for_append
 from .serve import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,9 +57,8 @@ def reuse_rows(source: Path, target: Path) -> int:
     copied = 0
     for run_file in sorted(source.rglob("*.jsonl")):
         into = target / run_file.relative_to(source)
-        have = {row["id"] for row in read_jsonl(into)}
-        new = [row for row in read_jsonl(run_file) if row["id"] not in have]
-        new = list({row["id"]: row for row in new}.values())  # the latest row per question, as read_rows
+        have = read_rows(into)
+        new = [row for question, row in read_rows(run_file).items() if question not in have]
         if new:
             with open_for_append(into) as sink:
                 for row in new:
@@ -115,8 +115,8 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     out = results / "notebooks"
     out.mkdir(parents=True, exist_ok=True)
     engine = config.get("engine", {})
-    for name, folders in config.get("reuse", {}).items():
-        for folder in folders if name in names else []:
+    for name in set(names) & set(config.get("reuse", {})):
+        for folder in config["reuse"][name]:
             if copied := reuse_rows(ROOT / folder, results / name / Path(folder).name):
                 print(f"{name}: {copied} rows reused from {folder}")
     todo = [n for n in names if force or not up_to_date(out / f"{n}.ipynb", n, plans[n], preset, results)]
