@@ -19,6 +19,7 @@ _CJK_RUN = re.compile(f"{CJK.pattern}+")
 _NUMBER = re.compile(r"\d+")
 _NAME = re.compile(r"\b[A-Z][\w'-]*")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_LIST_MARKER = re.compile(r"^[ \t]*(?:\(?\d{1,2}[.)]|[-*\u2022])[ \t]+", re.M)  # "1. ", "2) ", "(3) ", "- ", "• "
 PASSAGE_WORDS = 120  # a fact is stated within a paragraph; a long one is read in windows of this many words
 TOGETHER = 0.75  # least share of a sentence's names that one passage of the chunk must hold
 STEM = 5  # a longer word is in a chunk with one that starts with its first five: Nietzche's ~ Nietzsche, Peter's
@@ -103,6 +104,7 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
       names the shown entity it continues (Marrowby), even when the reply jumps to the conclusion;
     - ungrounded: fewer than `min_support` of its terms beyond the shown messages and the instructions occur in
       its chunk. The question's terms count: a relation the reply states (born in, run by) must be in the chunk."""
+    reply = _LIST_MARKER.sub("", reply)  # a numbered list's 1, 2, 3 are no numbers the chunk must hold
     words = grounding_terms(reply) - template
     seen, seen_names = grounding_terms(" ".join(shown)), names(" ".join(shown))
     if not words - seen - grounding_terms(question):

@@ -76,6 +76,28 @@ ZH_HOP1 = "抄写者公孙珩璇出生于藕桐湾村。"
 ZH_NOVEL = "却说曹操引兵至城下，见城上遍插旌旗，乃下令军士四面攻打。刘备与关羽、张飞商议，欲出城迎敌。" * 3
 
 
+JAZZ_QUESTION = "No issue, lelo tissue was started by which company that has the largest mobile network in Pakistan?"
+JAZZ_CHUNK = ("Jazz, formerly Mobilink, is the largest mobile network in Pakistan, formed by the merger of Mobilink "
+              "and Warid. It provides services for prepaid and postpaid customers to individual and corporate "
+              "clients. Its head office is in Islamabad and its CEO is Aamir Ibrahim, since 2019.")
+# A reply of the 1.5B model on the test draw of hotpotqa-longdoc, dropped by version 3 for its list numbers.
+JAZZ_REPLY = ("The facts from the text that are related to the question are:\n1. Jazz Pakistan is the largest mobile "
+              "network in Pakistan formed by the merger of Mobilink and Warid.\n2. Jazz Pakistan provides a range "
+              "of services for prepaid and postpaid customers to individual and corporate clients.\n3. Its Head "
+              "Office is located in Islamabad.\n4. The current CEO is Aamir Ibrahim.")
+
+
+@pytest.mark.parametrize("reply, why", [
+    (JAZZ_REPLY, None),  # its 1, 2, 3, 4 number the list, not facts
+    (JAZZ_REPLY.replace("\n1. ", "\n1) ").replace("\n2. ", "\n- ").replace("\n3. ", "\n(3) "), None),
+    (JAZZ_REPLY + "\n5. Jazz was founded in 1994.", "names what its chunk does not: 1994"),  # a number it states
+    ("Aamir Ibrahim has been the CEO of Jazz since 2021.", "names what its chunk does not: 2021"),
+])
+def test_list_markers_are_not_numbers_the_chunk_must_hold(reply, why):
+    verdict = admission(reply, JAZZ_CHUNK, [], JAZZ_QUESTION, MIN_GROUNDING)
+    assert verdict is None if why is None else verdict.startswith(why), verdict
+
+
 @pytest.mark.parametrize("reply, chunk, why", [
     ("根据批注，公孙珩璇的出生地是藕桐湾村。", ZH_NOVEL, "links the shown messages to nothing"),  # reworded
     ("公孙珩璇出生于藕桐湾村。", ZH_NOVEL, "echoes"),

@@ -191,7 +191,7 @@ class Scratchpad:
 
 class ExtAgents(Method):
     name = "extagents"
-    version = 3  # 2, 3: issue 13's grounding check, linked ranking and answer checks (3: final)
+    version = 4  # 2, 3: issue 13's grounding check, linked ranking and answer checks; 4: list numbers are no numbers
 
     config_class = ExtAgentsConfig
 
