@@ -82,7 +82,8 @@ compare: data
 		$(BIN)/extagents run --config configs/compare.yaml --limit $$k || exit 1; \
 	done
 	$(BIN)/extagents report runs/compare --csv runs/compare.csv
-	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb
+	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb -p run_dir ../runs/compare \
+		-y 'method_versions: {}'
 
 # Issue 13's study (README, "Beyond the window"): ExtAgents against Direct Input and LLMxMapReduce where the evidence
 # lies beyond the window (hotpotqa-longdoc, zh-longdoc at 4x and 8x a 1,024-token window) and where it comes first
@@ -101,7 +102,7 @@ beyond-window: data
 		done; \
 	done
 	$(BIN)/extagents report docs/results/beyond_window
-	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb
+	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb -y 'method_versions: {}'
 
 bench: data
 	$(BIN)/python benchmarks/overhead.py

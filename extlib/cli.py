@@ -132,6 +132,9 @@ def build_parser() -> Parser:
     report = verbs.add_parser("report", help="collect run files into one table")
     report.add_argument("files", nargs="+", help="run files (JSONL) or folders holding them")
     report.add_argument("--csv", help="also write the table to this CSV file")
+    report.add_argument("--versions", type=method_versions, default={},
+                        help="read the rows of these method versions instead of the code's, e.g. extagents=3 (the "
+                             "version a committed study measured); the code's version's rows are then stale")
     return parser
 
 
@@ -359,10 +362,25 @@ def survey(args: argparse.Namespace) -> int:
     return 1 if any(r.failed for r in surveys) else 0
 
 
-def report(args: argparse.Namespace) -> int:
-    from .results import collect, markdown, run_files, write_csv  # pandas and scipy: only when tables are made
+def method_versions(text: str) -> dict[str, int]:
+    """`extagents=3,mapreduce=2` -> {"extagents": 3, "mapreduce": 2}."""
+    pins = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        method, _, version = item.partition("=")
+        if not version.strip().isdigit():
+            raise argparse.ArgumentTypeError(f"{item!r}: write METHOD=VERSION, e.g. extagents=3")
+        pins[method.strip()] = int(version)
+    return pins
 
-    table = collect(run_files(args.files))
+
+def report(args: argparse.Namespace) -> int:
+    from .results import check_versions, collect, markdown, run_files, write_csv  # pandas, scipy: only for tables
+
+    try:
+        check_versions(args.versions)
+    except ValueError as error:
+        raise UserError(str(error)) from error
+    table = collect(run_files(args.files), versions=args.versions)
     if table.empty:
         raise UserError("no run rows in the given files")
     print(markdown(table))

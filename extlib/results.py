@@ -1,10 +1,13 @@
 """Run files into tables: every question's row (`load_rows`), one summary row per run file with a bootstrap
 interval (`collect`), ExtAgents paired with each method on the same questions (`paired_differences`), and the
 Markdown that `extagents report` prints. Rows of another version of their method than the code's are stale:
-left out of every summary, and counted."""
+left out of every summary, and counted. A committed study of an older version is read by pinning it
+(`versions={"extagents": 3}`, `extagents report --versions extagents=3`): then that version's rows are the current
+ones and the code's are stale."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from .experiments import read_rows, row_version
+from .jsonl import read_jsonl
 from .methods import METHODS
 
 COLUMNS = ["dataset", "method", "model", "input_tokens", "window", "questions", "expected", "failed", "stale", "f1",
@@ -33,19 +37,44 @@ def run_files(items: list[str | Path]) -> list[Path]:
     return paths
 
 
-def load_rows(paths: list[Path], include_stale: bool = False) -> pd.DataFrame:
+def check_versions(versions: Mapping[str, int]) -> dict[str, int]:
+    """Pinned method versions, checked: known methods, versions from 1 to the code's."""
+    for method, version in versions.items():
+        if method not in METHODS:
+            raise ValueError(f"cannot pin the version of {method!r}: no such method; choose from {', '.join(METHODS)}")
+        code = METHODS[method][0].version
+        if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= code:
+            raise ValueError(f"cannot pin {method} to version {version!r}: a whole number from 1 to {code} "
+                             "(the code's version)")
+    return dict(versions)
+
+
+def _latest_current_rows(path: Path, current: Mapping[str, int]) -> dict[str, dict]:
+    """Per question, its latest row of the current version of its method, else its latest row (stale): a file
+    that two versions answered keeps both, and pinning the older one reads the older rows."""
+    latest = read_rows(path)
+    for row in read_jsonl(path):
+        if row_version(row) == current[row["spec"]["method"]]:
+            latest[row["id"]] = row
+    return latest
+
+
+def load_rows(paths: list[Path], include_stale: bool = False,
+              versions: Mapping[str, int] | None = None) -> pd.DataFrame:
     """Every question's latest row of every run file, one row per (file, question), with the run's settings
     as columns (dataset, method, model, input_tokens, window), the file it came from, whether it failed, and
-    whether it is stale (answered by another version of its method); stale rows only with `include_stale`."""
+    whether it is stale (answered by another version of its method than the code's, or than `versions` pins);
+    stale rows only with `include_stale`."""
+    current = {name: entry[0].version for name, entry in METHODS.items()} | check_versions(versions or {})
     records = []
     for path in paths:
-        for row in read_rows(path).values():
+        for row in _latest_current_rows(path, current).values():
             spec = row["spec"]
             version = row_version(row)
             records.append({"dataset": spec["dataset"], "method": spec["method"], "model": spec["model"],
                             "input_tokens": spec["input_tokens"], "window": spec["context_window"],
                             "expected": spec["n"], "file": str(path), **row, "method_version": version,
-                            "failed": bool(row["error"]), "stale": version != METHODS[spec["method"]][0].version})
+                            "failed": bool(row["error"]), "stale": version != current[spec["method"]]})
     rows = pd.DataFrame(records)
     return rows if include_stale or rows.empty else rows[~rows["stale"]].reset_index(drop=True)
 
@@ -63,10 +92,10 @@ def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
-def collect(paths: list[Path]) -> pd.DataFrame:
+def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.DataFrame:
     """One summary row per run file: F1/EM over all its questions (failed ones score 0 and are counted),
-    and the mean cost per question."""
-    everything = load_rows(paths, include_stale=True)
+    and the mean cost per question; rows of other versions than the code's (or than `versions` pins) left out."""
+    everything = load_rows(paths, include_stale=True, versions=versions)
     stale = everything.groupby("file")["stale"].sum().to_dict() if len(everything) else {}
     rows = everything[~everything["stale"]] if len(everything) else everything
     table = []

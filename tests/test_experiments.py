@@ -190,3 +190,30 @@ def test_rows_of_another_method_version_are_stale_answered_again_and_never_mixed
     assert len(llm._client.prompts) - calls_before == 4  # every question answered again by version 2
     table = collect([path]).iloc[0]
     assert table["questions"] == 4 and table["stale"] == 0 and read_rows(path)["q0"]["method_version"] == 2
+
+
+def test_pinning_an_older_version_reads_its_rows_beside_newer_ones(tmp_path, monkeypatch):
+    """A committed study of an older version stays readable after the method changes (`--versions`)."""
+    import subprocess
+    import sys
+
+    from extlib.methods import DirectInput
+
+    path = run(spec(), TASKS, scripted_client(lambda p: "Ann 0"), tmp_path, progress=False)  # version 1: F1 0.625
+    monkeypatch.setattr(DirectInput, "version", 2)
+    run(spec(), TASKS, scripted_client(lambda p: "nobody"), tmp_path, progress=False)  # version 2: F1 0
+    assert collect([path]).iloc[0]["f1"] == 0.0  # the code's version by default
+    pinned = collect([path], versions={"direct": 1}).iloc[0]
+    assert pinned["questions"] == 4 and pinned["f1"] == 0.625 and pinned["stale"] == 0  # every question has a v1 row
+    assert set(load_rows([path], versions={"direct": 1})["method_version"]) == {1}
+    with pytest.raises(ValueError, match="no such method"):
+        collect([path], versions={"extagent": 1})
+    with pytest.raises(ValueError, match="from 1 to 2"):
+        collect([path], versions={"direct": 3})
+    out = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path), "--versions", "direct=1"],
+                         capture_output=True, text=True, timeout=120)  # the code's version here is 1 again
+    assert out.returncode == 0 and "| toy | 200 | direct | 62.5 |" in out.stdout
+    for bad, message in (("direct", "write METHOD=VERSION"), ("nope=1", "no such method")):
+        out = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path), "--versions", bad],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and message in out.stderr, out.stderr
