@@ -54,7 +54,8 @@ def test_beyond_window_notebook_draws_the_study_and_checks_its_targets(tmp_path)
         run(spec, tasks, scripted_client(lambda p, reply=reply: reply), tmp_path / "rows", progress=False)
     out = tmp_path / "out.ipynb"
     papermill.execute_notebook(str(NOTEBOOKS / "beyond_window.ipynb"), str(out), cwd=str(NOTEBOOKS),
-                               parameters={"rows_dir": str(tmp_path / "rows"), "figure_dir": str(tmp_path)},
+                               parameters={"rows_dir": str(tmp_path / "rows"), "figure_dir": str(tmp_path),
+                                           "method_versions": {}},  # the rows of the code's versions
                                progress_bar=False, kernel_name="python3")
     assert (tmp_path / "beyond_window.png").stat().st_size > 10_000
     shown = json.dumps(json.loads(out.read_text())["cells"][-2]["outputs"])
