@@ -76,11 +76,24 @@ def test_gks_finds_the_second_hop_in_round_two():
     rates = [c for c in prediction.calls if c.role == "rate"]
     assert [(c.round, c.chunk, c.score) for c in rates] == [(1, 1, 90.0), (2, 4, 90.0)]  # chunk 1 only repeated
     reasons = [c for c in prediction.calls if c.role == "reason"]
-    assert [(c.round, c.step) for c in reasons] == [(1, 1), (2, 1), (2, 2)]
+    # round 2 does not ask again over round 1's one message (same prompt, same reply): it starts at step 2
+    assert [(c.round, c.step) for c in reasons] == [(1, 1), (2, 2)]
     assert reasons[-1].output.endswith("Westmarch")
     assert all(c.end >= c.start and c.error is None for c in prediction.calls)
     # what GKS broadcast in each round, and the ranking KAR read after it
     assert prediction.extra == {"broadcast": [[], [1]], "ranking": [[1], [1, 4]]}
+
+
+def test_a_kar_step_over_messages_read_without_an_answer_is_skipped_with_the_small_prompts_only():
+    from extlib.methods.extagents import Scratchpad
+
+    llm = scripted_client(lambda p: "x")
+    for skip in (True, False):
+        pad = Scratchpad(llm, "q?", skip_repeats=skip)
+        pad.read_without_answer(["hop 1"])
+        assert pad.read_before(["hop 1"]) is skip and not pad.read_before(["hop 1", "hop 2"])
+    paper = ExtAgents(prompt_set="paper")
+    assert ExtAgents().small_model_checks and not paper.small_model_checks  # the paper's KAR asks every step
 
 
 def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answer():
@@ -223,7 +236,7 @@ def test_pipelined_kar_asks_the_same_steps_with_the_same_messages(layout):
     assert (piped.answer, piped.rounds) == (plain.answer, plain.rounds) == ("Westmarch", 2)
     reasoning = [p for p in plain_backend.prompts if p.startswith("Facts found")]
     assert [p for p in piped_backend.prompts if p.startswith("Facts found")] == reasoning
-    assert [(c.round, c.step) for c in piped.calls if c.role == "reason"] == [(1, 1), (2, 1), (2, 2)]
+    assert [(c.round, c.step) for c in piped.calls if c.role == "reason"] == [(1, 1), (2, 2)]
     assert sorted((c.round, c.chunk) for c in piped.calls if c.role == "seek") == \
         sorted((c.round, c.chunk) for c in plain.calls if c.role == "seek")
     first_step = next(c for c in piped.calls if c.role == "reason")

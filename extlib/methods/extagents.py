@@ -22,6 +22,8 @@ Choices the paper leaves open, made explicit here:
 - A round that adds nothing to the scratchpad ends synchronization early: the reasoning agent must
   answer then, since further rounds would see the same messages.
 - Without GKS an agent sees only its own previous message (a neighbourhood of itself).
+- With the small prompts, KAR in a later round skips a step over the very messages an earlier round's step read
+  without an answer (same prompt, same greedy reply); the paper's prompts ask every step.
 - KAR runs after every synchronization round, as §4.3 describes; Appendix E.1 and the official code
   accumulate only in round 1 and then read everything, which `mode="reference-code"` reproduces, along
   with broadcasting every message (cut to fit) and making one call at a time: PROTOCOLS below holds
@@ -162,11 +164,23 @@ class Scratchpad:
     """The shared messages: agent i's message m_{i,t} and its usefulness h_{i,t}. Token counts of texts are
     kept, so a message is counted once, not once per agent that is shown it."""
 
-    def __init__(self, llm: LLMClient, question: str = "", links: bool = False) -> None:
+    def __init__(self, llm: LLMClient, question: str = "", links: bool = False, skip_repeats: bool = False) -> None:
         self.notes: dict[int, str] = {}
         self.scores: dict[int, float] = {}
         self._llm, self._counts = llm, {}
         self.question, self.links = question, links
+        # KAR steps of earlier rounds that read these messages and found no answer. With `skip_repeats` (the small
+        # prompts) a later round does not ask over the same messages again: the prompt is the same, so a greedy
+        # model answers the same, unless a prompt cache computes its state in another order; on the two-hop demo
+        # that turned round 1's rejected guess into the village the first hop states, which was accepted, and KAR
+        # stopped before it read the second hop (docs/results/prefix_reuse, chunk-first arm).
+        self.skip_repeats, self._unanswered = skip_repeats, set()
+
+    def read_before(self, messages: list[str]) -> bool:
+        return self.skip_repeats and tuple(messages) in self._unanswered
+
+    def read_without_answer(self, messages: list[str]) -> None:
+        self._unanswered.add(tuple(messages))
 
     def tokens(self, text: str) -> int:
         if text not in self._counts:
@@ -191,7 +205,7 @@ class Scratchpad:
 
 class ExtAgents(Method):
     name = "extagents"
-    version = 4  # 2, 3: issue 13's grounding check, linked ranking and answer checks; 4: list numbers are no numbers
+    version = 5  # 2, 3: issue 13's checks; 4: list numbers are no numbers; 5: no KAR step over messages read before
 
     config_class = ExtAgentsConfig
 
@@ -200,7 +214,7 @@ class ExtAgents(Method):
         prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang, cfg.layout)
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
-        pad = Scratchpad(llm, task.question, cfg.ranks_by_links)
+        pad = Scratchpad(llm, task.question, cfg.ranks_by_links, skip_repeats=self.small_model_checks)
         seek_room, reason_room = self._rooms(prompts, task.question, pad)
         calls: list[CallRecord] = []
         active = list(range(len(chunks)))  # agents still reading (chunk exclusion removes some)
@@ -330,7 +344,7 @@ class ExtAgents(Method):
         kar_llm = reasoner.with_concurrency(1)  # a slot of its own: never queued behind the round's seeking calls
         replies: dict[int, tuple[str | None, CallRecord]] = {}
         changed: list[int] = []
-        early, step = EarlyReasoning(), None
+        early, step, step_messages = EarlyReasoning(), None, []
         size = 1  # KAR's next step reads the top `size` messages
         with tqdm(total=len(tasks), desc=f"{task.id} round {t}: seeking agents (KAR pipelined)", unit="call",
                   leave=False, disable=not self.progress) as bar:
@@ -352,15 +366,20 @@ class ExtAgents(Method):
                             early.answer = answer
                             break
                         early.asked.add(size)
+                        pad.read_without_answer(step_messages)
                         size, step = size * 2, None
                     ready = self._settled(pad, tasks, replies, room)
+                    while step is None and len(ready) >= size and pad.read_before(pad.texts(ready[:size])):
+                        early.asked.add(size)  # an earlier round's step read these messages without an answer
+                        size *= 2
                     # A step over every usable message is the round's last, forced if the round is final; it may
                     # start early only when it cannot be that: more messages are settled, or this round is sure
                     # to go on (something changed and rounds are left).
                     unforced = len(ready) > size or (changed and t < self.config.rounds)
                     if step is None and len(replies) < len(tasks) and len(ready) >= size and unforced:
+                        step_messages = pad.texts(ready[:size])
                         step = asyncio.ensure_future(agents.reason(
-                            kar_llm, prompts, task.question, pad.texts(ready[:size]), False, t,
+                            kar_llm, prompts, task.question, step_messages, False, t,
                             self.config.reason_max_tokens, self.min_grounding > 0))
             finally:
                 for future in [*tasks.values(), *([step] if step else [])]:
@@ -399,7 +418,8 @@ class ExtAgents(Method):
                       final: bool, protocol: Protocol, asked: set[int] = frozenset()) -> tuple[str | None,
                                                                                           list[CallRecord]]:
         """KAR (eq. 8): top-1, 2, 4, ... messages until the agent can answer; forced on the last step of
-        the last round. `asked`: steps the pipeline already asked while the agents read (they said NO ANSWER)."""
+        the last round. `asked`: steps the pipeline already asked while the agents read (they said NO ANSWER).
+        A step over messages that an earlier step read without an answer (`pad.unanswered`) is skipped."""
         usable = pad.texts(pad.top_k(pad.ranked(), room))
         if not usable and not final:
             return None, []
@@ -408,11 +428,12 @@ class ExtAgents(Method):
         records = []
         for step, size in enumerate(sizes):
             must = final and step == len(sizes) - 1
-            if size in asked and not must:
+            if (size in asked or pad.read_before(usable[:size])) and not must:
                 continue
             answer, record = await agents.reason(llm, prompts, question, usable[:size], must, t,
                                                  self.config.reason_max_tokens, self.min_grounding > 0)
             records.append(record)
             if record.error or answer is not None:
                 return answer, records
+            pad.read_without_answer(usable[:size])
         return None, records
