@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from extlib.datasets import load_tasks
-from extlib.experiments import RunSpec, read_rows, run
+from extlib.experiments import RunSpec, read_rows, row_version, run
+from extlib.methods import ExtAgents
 from extlib.models import DEFAULT_MODEL
 from extlib.results import bootstrap_interval
 from extlib.samples import demo_task
@@ -61,6 +61,15 @@ SETTINGS = {  # the demo as `make demo` runs it; the rest as configs/beyond_wind
     "hotpotqa-longdoc": Setting(1024, 8192, {"chunk_tokens": 512, "paragraphs": True}),
     "zh-longdoc": Setting(1024, 8192, {"chunk_tokens": 512}),
 }
+
+
+def cpu() -> str:
+    """The CPU's model name and family, which times depend on (platform.processor() is empty on Linux)."""
+    info = {}
+    for line in Path("/proc/cpuinfo").read_text().splitlines()[:30]:
+        key, _, value = line.partition(":")
+        info.setdefault(key.strip(), value.strip())
+    return f"{info.get('model name', '?')} (family {info.get('cpu family', '?')})"
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -99,7 +108,7 @@ def measure(sets: list[str], n: int, cache_mb: int, model: str, out: Path) -> No
                             sink.write(json.dumps({"id": tasks[k - 1].id, "set": name, "cache_mb": cache_mb if
                                                    ARMS[arm].prompt_cache else 0,
                                                    "peak_rss_mb": round(peak_rss_mb(servers[arm].process.pid)),
-                                                   "machine": platform.processor() or platform.machine()}) + "\n")
+                                                   "machine": cpu()}) + "\n")
 
 
 def calls_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -118,20 +127,26 @@ def calls_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def load(out: Path) -> pd.DataFrame:
-    records = []
+    """The rows of the code's ExtAgents version (older versions' rows stay in the files, left out and counted)."""
+    records, stale = [], 0
     for arm in ARMS:
         for path in sorted((out / arm).rglob("*.jsonl")):
             if path.name == "server_memory.jsonl":
                 continue
             for row in read_rows(path).values():
+                if row_version(row) != ExtAgents.version:
+                    stale += 1
+                    continue
                 records.append({**row, "set": row["spec"]["dataset"], "arm": arm})
+    if stale:
+        print(f"({stale} rows of other ExtAgents versions than {ExtAgents.version} left out)\n")
     return pd.DataFrame(records).drop_duplicates(["set", "arm", "id"], keep="last")
 
 
 def report(out: Path) -> None:
     rows = load(out)
     if rows.empty:
-        raise SystemExit(f"no rows under {out}; run the measurement first")
+        raise SystemExit(f"no rows of ExtAgents version {ExtAgents.version} under {out}; run the measurement first")
     calls = calls_table(rows)
     both = rows.pivot_table(index=["set", "id"], columns="arm", values="f1").reindex(columns=list(ARMS)).dropna()
     print("## Accuracy and time per question (mean), the two arms side by side\n")
