@@ -24,10 +24,10 @@ from pathlib import Path
 import pandas as pd
 
 from extlib.datasets import load_tasks
-from extlib.experiments import RunSpec, read_rows, row_version, run
+from extlib.experiments import RunSpec, read_rows, run
 from extlib.methods import ExtAgents
 from extlib.models import DEFAULT_MODEL
-from extlib.results import bootstrap_interval
+from extlib.results import bootstrap_interval, load_rows
 from extlib.samples import demo_task
 from extlib.serve import LocalServer
 
@@ -128,19 +128,18 @@ def calls_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 def load(out: Path) -> pd.DataFrame:
     """The rows of the code's ExtAgents version (older versions' rows stay in the files, left out and counted)."""
-    records, stale = [], 0
+    frames, stale = [], 0
     for arm in ARMS:
-        for path in sorted((out / arm).rglob("*.jsonl")):
-            if path.name == "server_memory.jsonl":
-                continue
-            for row in read_rows(path).values():
-                if row_version(row) != ExtAgents.version:
-                    stale += 1
-                    continue
-                records.append({**row, "set": row["spec"]["dataset"], "arm": arm})
+        paths = [p for p in sorted((out / arm).rglob("*.jsonl")) if p.name != "server_memory.jsonl"]
+        rows = load_rows(paths, include_stale=True)
+        if len(rows):
+            stale += int(rows["stale"].sum())
+            frames.append(rows[~rows["stale"]].assign(set=rows["dataset"], arm=arm))
     if stale:
         print(f"({stale} rows of other ExtAgents versions than {ExtAgents.version} left out)\n")
-    return pd.DataFrame(records).drop_duplicates(["set", "arm", "id"], keep="last")
+    if not frames:
+        return pd.DataFrame()
+    return pd.concat(frames, ignore_index=True).drop_duplicates(["set", "arm", "id"], keep="last")
 
 
 def report(out: Path) -> None:

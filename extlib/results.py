@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .experiments import read_rows, row_version
+from .experiments import row_version
 from .jsonl import read_jsonl
 from .methods import METHODS
 
@@ -52,11 +52,12 @@ def check_versions(versions: Mapping[str, int]) -> dict[str, int]:
 def _latest_current_rows(path: Path, current: Mapping[str, int]) -> dict[str, dict]:
     """Per question, its latest row of the current version of its method, else its latest row (stale): a file
     that two versions answered keeps both, and pinning the older one reads the older rows."""
-    latest = read_rows(path)
+    latest, latest_current = {}, {}
     for row in read_jsonl(path):
+        latest[row["id"]] = row
         if row_version(row) == current[row["spec"]["method"]]:
-            latest[row["id"]] = row
-    return latest
+            latest_current[row["id"]] = row
+    return latest | latest_current
 
 
 def load_rows(paths: list[Path], include_stale: bool = False,

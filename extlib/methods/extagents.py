@@ -419,7 +419,7 @@ class ExtAgents(Method):
                                                                                           list[CallRecord]]:
         """KAR (eq. 8): top-1, 2, 4, ... messages until the agent can answer; forced on the last step of
         the last round. `asked`: steps the pipeline already asked while the agents read (they said NO ANSWER).
-        A step over messages that an earlier step read without an answer (`pad.unanswered`) is skipped."""
+        A step over messages that an earlier step read without an answer (`pad.read_before`) is skipped."""
         usable = pad.texts(pad.top_k(pad.ranked(), room))
         if not usable and not final:
             return None, []
