@@ -109,6 +109,8 @@ bench: data
 	$(BIN)/python benchmarks/data_build.py
 	$(BIN)/pip install -q bm25s  # only for the side-by-side comparison of BM25 implementations
 	$(BIN)/python benchmarks/retrieval.py
+# the two-hop demo in both arms (~47 min), unless docs/results has its rows of the code's ExtAgents version
+	$(BIN)/python benchmarks/prefix_reuse.py --sets demo
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
