@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import platform
 import statistics
 import time
 
@@ -25,6 +24,7 @@ from extlib import ExtAgents, agents
 from extlib.datasets import load_tasks
 from extlib.engine import EngineSettings, clients
 from extlib.llm import LLMClient
+from extlib.machine import cpu_name
 from extlib.prompts import get_prompts
 from extlib.samples import DEMO_TEXT
 
@@ -101,7 +101,7 @@ def main() -> None:
                                    input_tokens=4000, truncate="front").run(task, llm)
             results[name] |= {"ExtAgents question s": prediction.usage["wall_seconds"],
                               "ExtAgents answer": prediction.answer, "gold": task.answers[0]}
-    print(f"{platform.processor() or platform.machine()}, {args.local_model} / {args.model}\n")
+    print(f"{cpu_name()}; {args.local_model} / {args.model}\n")
     print("| measure | " + " | ".join(results) + " |")
     print("|---|" + "---|" * len(results))
     for key in next(iter(results.values())):

@@ -25,6 +25,7 @@ import pandas as pd
 
 from extlib.datasets import load_tasks
 from extlib.experiments import RunSpec, read_rows, run
+from extlib.machine import cpu_name
 from extlib.methods import ExtAgents
 from extlib.models import DEFAULT_MODEL
 from extlib.results import bootstrap_interval, load_rows
@@ -63,15 +64,6 @@ SETTINGS = {  # the demo as `make demo` runs it; the rest as configs/beyond_wind
 }
 
 
-def cpu() -> str:
-    """The CPU's model name and family, which times depend on (platform.processor() is empty on Linux)."""
-    info = {}
-    for line in Path("/proc/cpuinfo").read_text().splitlines()[:30]:
-        key, _, value = line.partition(":")
-        info.setdefault(key.strip(), value.strip())
-    return f"{info.get('model name', '?')} (family {info.get('cpu family', '?')})"
-
-
 def peak_rss_mb(pid: int) -> float:
     """The server's peak resident memory so far (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -108,7 +100,7 @@ def measure(sets: list[str], n: int, cache_mb: int, model: str, out: Path) -> No
                             sink.write(json.dumps({"id": tasks[k - 1].id, "set": name, "cache_mb": cache_mb if
                                                    ARMS[arm].prompt_cache else 0,
                                                    "peak_rss_mb": round(peak_rss_mb(servers[arm].process.pid)),
-                                                   "machine": cpu()}) + "\n")
+                                                   "machine": cpu_name()}) + "\n")
 
 
 def calls_table(rows: pd.DataFrame) -> pd.DataFrame:
