@@ -8,7 +8,7 @@ Material: the two-hop demo (56,541 tokens, window 8,192, 2,048-token chunks; the
 the development draw (seed 1) of the beyond-window settings (configs/beyond_window, whose test draw is seed 2).
 Rows go to docs/results/prefix_reuse/<arm>/ as `extagents run` writes them (a rerun continues), with every call's
 computed and cached prompt tokens and the server's prefill and generation time; the server's peak memory per
-question goes to <arm>/server_memory.jsonl. `--report` prints the tables.
+question (and ExtAgents version) goes to <arm>/server_memory.jsonl. `--report` prints the tables.
 
     .venv/bin/python benchmarks/prefix_reuse.py [--sets demo,hotpotqa,hotpotqa-longdoc,zh-longdoc] [--n 10]
     .venv/bin/python benchmarks/prefix_reuse.py --report
@@ -93,14 +93,21 @@ def measure(sets: list[str], n: int, cache_mb: int, model: str, out: Path) -> No
                                    setting.window, knobs)
                     path = run(spec, tasks[:k], llm, out / arm)
                     memory = out / arm / "server_memory.jsonl"
-                    seen = {json.loads(line)["id"] for line in memory.read_text().splitlines()} \
-                        if memory.exists() else set()
-                    if tasks[k - 1].id not in seen and tasks[k - 1].id in read_rows(path):
+                    seen = {(p["set"], p["id"]) for p in memory_rows(memory)}
+                    if (name, tasks[k - 1].id) not in seen and tasks[k - 1].id in read_rows(path):
                         with memory.open("a") as sink:
                             sink.write(json.dumps({"id": tasks[k - 1].id, "set": name, "cache_mb": cache_mb if
                                                    ARMS[arm].prompt_cache else 0,
                                                    "peak_rss_mb": round(peak_rss_mb(servers[arm].process.pid)),
-                                                   "machine": cpu_name()}) + "\n")
+                                                   "machine": cpu_name(), "version": ExtAgents.version}) + "\n")
+
+
+def memory_rows(path: Path) -> list[dict]:
+    """The server's peak memory rows of the code's ExtAgents version (a row without a version is older)."""
+    if not path.exists():
+        return []
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    return [r for r in rows if r.get("version") == ExtAgents.version]
 
 
 def calls_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -177,9 +184,8 @@ def report(out: Path) -> None:
               f"{group['cached'].sum():,} | {group['prefill_s'].sum():,.0f} | {group['generation_s'].sum():,.0f} | "
               f"{group['cache_s'].sum():,.1f} |")
     for arm in ARMS:
-        memory = out / arm / "server_memory.jsonl"
-        if memory.exists():
-            peaks = [json.loads(line) for line in memory.read_text().splitlines()]
+        peaks = memory_rows(out / arm / "server_memory.jsonl")
+        if peaks:
             worst = max(peaks, key=lambda p: p["peak_rss_mb"])
             print(f"\n{arm}: server peak memory {worst['peak_rss_mb']:,} MB (prompt-state cache bound "
                   f"{worst['cache_mb']:,} MB), over {len(peaks)} questions")
