@@ -24,6 +24,17 @@ RETRYABLE = (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimit
              openai.InternalServerError)
 
 
+# The openai clients opened on each event loop, closed by `close_connections` before the loop ends (an httpx pool
+# left to the garbage collector tries to close itself on a loop that is gone and prints a traceback).
+_OPENED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Any]] = weakref.WeakKeyDictionary()
+
+
+async def close_connections() -> None:
+    """Close the openai clients opened on the running event loop (`run_sync` calls this as its loop ends)."""
+    for client in _OPENED.pop(asyncio.get_running_loop(), []):
+        await client.close()
+
+
 class LLMError(Exception):
     """A call that failed for good: `kind` is retries-exhausted, bad-request, not-found, auth, ..."""
 
@@ -99,7 +110,11 @@ class LLMClient:
         notebook cell) brings its own loop, and an httpx connection pool must not outlive its loop."""
         loop = asyncio.get_running_loop()
         if loop not in self._loops:
-            self._loops[loop] = (self._client or self._connect(), asyncio.Semaphore(self.concurrency))
+            client = self._client
+            if client is None:
+                client = self._connect()
+                _OPENED.setdefault(loop, []).append(client)
+            self._loops[loop] = (client, asyncio.Semaphore(self.concurrency))
         return self._loops[loop]
 
     async def list_models(self) -> list[str]:

@@ -129,13 +129,11 @@ def test_invalid_client_settings_are_rejected():
         scripted_client(lambda p: "", max_retries=-1)
 
 
-def test_a_real_openai_client_works_across_event_loops_and_reads_usage():
-    """Against a stub HTTP server: each `run` brings its own event loop, and connections must not leak
-    from one loop to the next (they would fail and be retried)."""
+@pytest.fixture
+def stub_server():
+    """An HTTP server answering every chat completion with "pong" and llama.cpp-style usage and timings."""
     import http.server
     import threading
-
-    from extlib import LLMClient
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):  # noqa: N802
@@ -157,14 +155,35 @@ def test_a_real_openai_client_works_across_event_loops_and_reads_usage():
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        llm = LLMClient(f"http://127.0.0.1:{server.server_port}/v1", "stub", max_retries=0)
-        for _ in range(3):
-            done = asyncio.run(llm.complete("ping"))
-            assert (done.text, done.attempts, done.prompt_tokens, done.cached_tokens) == ("pong", 1, 7, 3)
-            assert (done.prefill_seconds, done.generation_seconds) == (0.25, 0.04)
-    finally:
-        server.shutdown()
+    yield f"http://127.0.0.1:{server.server_port}/v1"
+    server.shutdown()
+
+
+def test_a_real_openai_client_works_across_event_loops_and_reads_usage(stub_server):
+    """Each `run` brings its own event loop, and connections must not leak from one loop to the next (they would
+    fail and be retried)."""
+    from extlib import LLMClient
+
+    llm = LLMClient(stub_server, "stub", max_retries=0)
+    for _ in range(3):
+        done = asyncio.run(llm.complete("ping"))
+        assert (done.text, done.attempts, done.prompt_tokens, done.cached_tokens) == ("pong", 1, 7, 3)
+        assert (done.prefill_seconds, done.generation_seconds) == (0.25, 0.04)
+
+
+def test_run_sync_closes_the_connections_its_loop_opened(stub_server):
+    """Left open, an httpx pool closes itself when collected, on a loop that is gone, and prints a traceback."""
+    from extlib import LLMClient
+    from extlib.methods import run_sync
+
+    llm = LLMClient(stub_server, "stub", max_retries=0)
+
+    async def call() -> tuple[str, object]:
+        return (await llm.complete("ping")).text, llm._connection()[0]
+
+    for _ in range(2):
+        text, client = run_sync(call())
+        assert text == "pong" and client.is_closed()
 
 
 def test_sampled_calls_with_their_own_seeds_are_each_answered_and_cached_apart(tmp_path):

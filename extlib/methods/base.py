@@ -17,7 +17,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from ..chunking import TRUNCATE_SIDES
-from ..llm import LLMClient
+from ..llm import LLMClient, close_connections
 from ..trace import Prediction, Task
 
 T = TypeVar("T")
@@ -107,12 +107,20 @@ class ChunkedConfig(TruncatedConfig):
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run `coro` to the end on a loop of its own (in a thread when the caller already runs one, as a notebook does),
+    closing the connections it opened before the loop ends."""
+    async def closing() -> T:
+        try:
+            return await coro
+        finally:
+            await close_connections()
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return asyncio.run(closing())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return pool.submit(asyncio.run, closing()).result()
 
 
 class Method:
