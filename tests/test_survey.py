@@ -325,7 +325,14 @@ def test_scores_are_read_from_the_last_box_or_a_scores_line():
     assert parse_scores("Scores: 8 and 6") == (8.0, 6.0)
     assert parse_scores("Scores: \\boxed{11, 3}") is None and parse_scores("no scores") is None
     assert parse_scores("Scores: 7/10, 8/10") == (7.0, 8.0)  # "x/10" is a score, not two
-    assert parse_scores("Survey 1 score: 7/10\nSurvey 2 score: 8/10") is None
+    assert parse_scores("Survey 1 score: 7/10\nSurvey 2 score: 8/10") is None  # no Scores heading: criteria?
+    # a score per survey under the reply's last Scores heading, as the 1.5B judge writes it too
+    assert parse_scores("Survey 1: 3\nSurvey 2: 4\n### Scores: x, y\nSurvey 1: 7\nSurvey 2: 8") == (7.0, 8.0)
+    assert parse_scores("Scores: Survey 1: 9/10, Survey 2: 3/10") == (9.0, 3.0)
+    assert parse_scores("Scores:\n- **Survey 1**: 6\n- **Survey 2**: 5") == (6.0, 5.0)
+    assert parse_scores("Scores: Survey 1 = 9/10, Survey 2 = 1/10") == (9.0, 1.0)
+    assert parse_scores("Scores:\nThe overall score of survey 1 is 8/10 and of survey 2 is 9/10.") == (8.0, 9.0)
+    assert parse_scores("Relevance: Survey 1: 8, Survey 2: 6\nScores: see above") is None
     # what the bundled 1.5B judge writes: a box per survey, of one score or of the four criteria's
     assert parse_scores("## Scores:\nSurvey 1: \\boxed{5}\nSurvey 2: \\boxed{9}") == (5.0, 9.0)
     assert parse_scores("Scores:\nSurvey 1: \\boxed{10, 10, 10, 10}\nSurvey 2: \\boxed{10, 9, 10, 9}") == (10.0, 9.5)

@@ -18,18 +18,24 @@ _BOXED = re.compile(r"\\?boxed\s*\{\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\}
 _PER_SURVEY = re.compile(r"survey\s*([12])\b[^\n]*?\\?boxed\s*\{([\d.,\s]+)\}", re.IGNORECASE)
 _SCORES_LINE = re.compile(r"scores?\s*[:：]\s*\**\s*(\d+(?:\.\d+)?)\s*(?:,|and)\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _OUT_OF_TEN = re.compile(r"\s*/\s*10\b")
+_SCORES_HEADING = re.compile(r"\bscores\b", re.IGNORECASE)
+_SURVEY_NUMBER = re.compile(r"survey\s*([12])\s*\**\s*(?:[:：=]|is)\s*\**\s*(\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
 def parse_scores(text: str) -> tuple[float, float] | None:
     """The two surveys' scores, both within 1-10, from the last \\boxed{x, y}; else from a box per survey ("Survey 1:
     \\boxed{7}", a box of several criteria scores counting as their mean); else from a last 'Scores: x, y' ("7/10"
-    reads as 7). None when there are none."""
+    reads as 7); else from 'Survey 1: x' and 'Survey 2: y' (or '= x', 'is x') after the reply's last 'Scores' (only
+    there: criteria lines before it read the same). None when there are none."""
     text = _OUT_OF_TEN.sub("", text)
     boxes = {label: [float(x) for x in re.findall(r"\d+(?:\.\d+)?", box)] for label, box in _PER_SURVEY.findall(text)}
     if len(boxes) == 2 and all(boxes.values()):
         scores = tuple(sum(v) / len(v) for v in (boxes["1"], boxes["2"]))
     elif found := _BOXED.findall(text) or _SCORES_LINE.findall(text):
         scores = tuple(float(x) for x in found[-1])
+    elif (heading := list(_SCORES_HEADING.finditer(text))) and len(
+            numbers := dict(_SURVEY_NUMBER.findall(text[heading[-1].end():]))) == 2:
+        scores = (float(numbers["1"]), float(numbers["2"]))
     else:
         return None
     return scores if all(1 <= x <= 10 for x in scores) else None
