@@ -452,6 +452,21 @@ def test_surveys_with_unwritten_sections_are_not_judged(sources, tmp_path):
     assert json.loads((tmp_path / "lighthouse-history" / "judge.json").read_text())["judgements"] == []
 
 
+def test_judgements_are_read_back_without_a_model_call_until_a_survey_or_setting_changes(sources, tmp_path):
+    from extlib.survey import judge_surveys
+
+    config = SurveyConfig(**CONFIG)
+    a, b = (run_sync(write_survey("lighthouse history", sources, system, scripted_client(responder), config, tmp_path))
+            for system in ("extagents", "autosurvey"))
+    llm = scripted_client(responder)
+    first = run_sync(judge_surveys(llm, a, b, tmp_path, samples=2, window=8000))
+    assert first["extagents"]["wins"] == first["autosurvey"]["wins"] == 1 and len(llm._client.prompts) == 2
+    assert run_sync(judge_surveys(llm, a, b, tmp_path, samples=2, window=8000)) == first
+    assert len(llm._client.prompts) == 2  # read back from judge.json
+    run_sync(judge_surveys(llm, a, b, tmp_path, samples=4, window=8000))
+    assert len(llm._client.prompts) == 6  # other settings: judged anew
+
+
 def test_the_autosurvey_database_leaves_out_papers_without_abstracts_and_refuses_other_rows(tmp_path, capsys):
     (tmp_path / "arxiv_paper_db.json").write_text(json.dumps({"cs_paper_info": {
         "1": {"id": "2401.00001v1", "title": "Agents", "abs": "We scale agents."},

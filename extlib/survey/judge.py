@@ -73,6 +73,15 @@ async def judge_pair(llm: LLMClient, topic: str, surveys: dict[str, str], sample
     return out
 
 
+def read_judgement(saved: dict) -> Judgement:
+    """A judgement as `judge_surveys` saved it (dataclasses.asdict), its scores read again from the saved reply, so a
+    saved judgement is read as a new one would be."""
+    record = CallRecord(**saved["call"])
+    parsed = parse_scores(record.output) if record.output is not None else None
+    first, second = saved["first"], saved["second"]
+    return Judgement(first, second, dict(zip((first, second), parsed)) if parsed else None, record)
+
+
 def summarize(judgements: list[Judgement]) -> dict[str, dict]:
     """Per system: mean score over the readable samples, wins / ties / losses, the win rate (ties count half) and
     the unreadable samples."""

@@ -26,7 +26,7 @@ from .autosurvey import AutoSurveyWriter
 from .citations import CitationStats, citation_stats, renumber
 from .drafting import SectionDraft, SectionJob, SurveyConfig
 from .extagents_writer import ExtAgentsWriter
-from .judge import judge_pair, summarize
+from .judge import judge_pair, read_judgement, summarize
 from .outline import VERSION as OUTLINE_VERSION
 from .outline import Outline, draft_outline
 from .sources import Source, SourceCollection
@@ -175,12 +175,18 @@ def _finish(topic: str, system: str, collection: SourceCollection, outline: Outl
 async def judge_surveys(llm: LLMClient, first: Survey, second: Survey, out: Path, samples: int,
                         temperature: float = 1.0, window: int = 8192) -> dict[str, dict]:
     """The pairwise judge of two systems' surveys on one topic (extlib.survey.judge), its judgements saved beside
-    them (out/<topic>/judge.json); returns the summary per system. Surveys with unwritten sections, or too long for
-    the judge's window, are not judged: each system's summary then says why (`skipped`)."""
+    them (out/<topic>/judge.json) and read back by a rerun with the same surveys, judge model and settings (no model
+    call; the scores read again from the saved replies); returns the summary per system. Surveys with unwritten
+    sections, or too long for the judge's window, are not judged: each system's summary then says why (`skipped`)."""
     path, systems = topic_folder(out, first.topic) / "judge.json", (first.system, second.system)
     reason = f"sections {first.failed or second.failed} were not written" if first.failed or second.failed else None
+    identity = {"model": llm.model_id, "samples": samples, "temperature": temperature, "window": window,
+                "surveys_sha256": {s.system: hashlib.sha256(s.body.encode()).hexdigest() for s in (first, second)}}
+    saved = json.loads(path.read_text()) if path.exists() else {}
     judgements: list = []
-    if reason is None:
+    if reason is None and saved.get("identity") == identity and saved["judgements"]:  # judged already, alike
+        judgements = [read_judgement(j) for j in saved["judgements"]]
+    elif reason is None:
         try:
             judgements = await judge_pair(llm, first.topic, {first.system: first.body, second.system: second.body},
                                           samples, temperature, window)
@@ -188,7 +194,6 @@ async def judge_surveys(llm: LLMClient, first: Survey, second: Survey, out: Path
             reason = str(exc)
     summary = summarize(judgements) if reason is None else {
         s: {"mean score": None, "win rate": None, "skipped": reason} for s in systems}
-    _write_json(path, {"model": llm.model_id, "samples": samples, "temperature": temperature, "summary": summary,
-                       "judgements": [asdict(j) for j in judgements]})
+    _write_json(path, {"identity": identity, "summary": summary, "judgements": [asdict(j) for j in judgements]})
     return summary
 
