@@ -45,7 +45,8 @@ def format_facts(facts: list[str]) -> str:
 
 
 class ExtAgentsWriter:
-    version = 2  # 2: facts one a line; opening citations moved to sentence ends; repeated sentences removed
+    version = 3  # 2: facts one a line; opening citations moved to sentence ends; repeated sentences removed; 3: the
+    #              first round's agents write NO INFORMATION only when no source says anything of the subject
 
     def __init__(self, config: SurveyConfig, progress: bool = False) -> None:
         self.config, self.progress = config, progress

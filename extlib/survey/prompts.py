@@ -27,15 +27,17 @@ Description: <one sentence on what it covers>"""
 TASK = """the section "{number}. {title}" of a survey on "{topic}". The section covers: {description}"""
 PREVIOUS = """\nThe previous section of the survey ends:\n{previous}\n"""
 
-# Seeking agents (eq. 7 with the survey's task query): extract cited facts from the chunk's sources.
+# Seeking agents (eq. 7 with the survey's task query): extract cited facts from the chunk's sources. Told to skip
+# sources not about the subject, the 1.5B model rejected whole chunks of relevant ones (volcanoes, a development
+# topic: NO INFORMATION for Mauna Loa and the Ring of Fire in a section on the Pacific's volcanoes, 4 chunks of 4).
 SEEK_FIRST = """You are collecting facts for {task}
 {previous}
 Sources:
 {sources}
 
 Copy from these sources the 3 to 6 sentences that this section could use most, with their names, dates and \
-numbers: one a line, each followed by its source's number in brackets, like [{example}]. Skip sources that are not \
-about the section's subject. If no source is, write NO INFORMATION."""
+numbers: one a line, each followed by its source's number in brackets, like [{example}]. Write NO INFORMATION only \
+if not one source says anything about the section's subject."""
 
 SEEK_NEXT = """You are collecting facts for {task}
 {previous}
