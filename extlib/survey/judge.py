@@ -67,19 +67,21 @@ async def judge_pair(llm: LLMClient, topic: str, surveys: dict[str, str], sample
     for j in range(samples):
         first, second = names if j % 2 == 0 else names[::-1]
         prompt = JUDGE.format(topic=topic, first=surveys[first], second=surveys[second])
-        text, record = await call(llm, prompt, max_tokens, "judge", j + 1, temperature=temperature, seed=j)
-        parsed = parse_scores(text) if text is not None else None
-        out.append(Judgement(first, second, dict(zip((first, second), parsed)) if parsed else None, record))
+        _, record = await call(llm, prompt, max_tokens, "judge", j + 1, temperature=temperature, seed=j)
+        out.append(judgement(first, second, record))
     return out
+
+
+def judgement(first: str, second: str, record: CallRecord) -> Judgement:
+    """The judgement of a judge call that showed `first` as survey 1, its scores read from the call's reply."""
+    parsed = parse_scores(record.output) if record.output is not None else None
+    return Judgement(first, second, dict(zip((first, second), parsed)) if parsed else None, record)
 
 
 def read_judgement(saved: dict) -> Judgement:
     """A judgement as `judge_surveys` saved it (dataclasses.asdict), its scores read again from the saved reply, so a
     saved judgement is read as a new one would be."""
-    record = CallRecord(**saved["call"])
-    parsed = parse_scores(record.output) if record.output is not None else None
-    first, second = saved["first"], saved["second"]
-    return Judgement(first, second, dict(zip((first, second), parsed)) if parsed else None, record)
+    return judgement(saved["first"], saved["second"], CallRecord(**saved["call"]))
 
 
 def summarize(judgements: list[Judgement]) -> dict[str, dict]:
