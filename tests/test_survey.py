@@ -17,14 +17,16 @@ from extlib.survey.citations import (
     citations_at_end,
     cited_numbers,
     keep_citations,
+    merge_citation_runs,
     reattribute,
     renumber,
 )
-from extlib.survey.drafting import SectionJob, clean_section, without_repeats
+from extlib.survey.drafting import SectionDraft, SectionJob, clean_section, without_repeats
 from extlib.survey.extagents_writer import ExtAgentsWriter
 from extlib.survey.judge import parse_scores
 from extlib.survey.outline import Outline, Section, draft_outline, parse_outline
 from extlib.survey.report import table4
+from extlib.survey.run import _finish
 from extlib.survey.sources import Source
 from extlib.testing import scripted_client
 
@@ -206,6 +208,30 @@ def test_references_are_numbered_in_order_of_first_citation_across_sections():
     second = renumber("C [1]. D [3].", {1: "y", 3: "z"}, numbering)
     assert (first, second) == ("A [1]. B [2, 1].", "C [1]. D [3].")
     assert numbering == {"y": 1, "x": 2, "z": 3}
+
+
+def test_a_run_of_sentences_citing_the_same_sources_cites_them_once_at_its_end():
+    text = ("The light was lit in 1807 [6]. It burned oil [6]. Mara Quill kept it [6]. Brisk came later [2].\n"
+            "Both [1, 2]. Were lights [2, 1]. One stood [1] Its keeper [1].")
+    merged, marks = merge_citation_runs(text)
+    assert merged == ("The light was lit in 1807. It burned oil. Mara Quill kept it [6]. Brisk came later [2].\n"
+                      "Both. Were lights [2, 1]. One stood [1] Its keeper [1].")  # no end mark: "[1]" stays
+    assert marks == 4 and cited_numbers(merged) == [6, 2, 2, 1, 1, 1]
+    assert merge_citation_runs("A [1]. B [2]. C.") == ("A [1]. B [2]. C.", 0)
+
+
+def test_assembling_a_survey_drops_repeats_of_earlier_sections_and_merges_citation_runs(sources, tmp_path):
+    drafts = [SectionDraft(1, "Early lights", "Arden was lit in 1807 on the Westmarch coast [1]. It burned oil [1].",
+                           ["light00", "light01"], [1, 2]),
+              SectionDraft(2, "Keepers", "Arden was lit in 1807 on the Westmarch coast [2]. Mara Quill kept Brisk [1]. "
+                           "She kept it for thirty years [1].", ["light01", "light00"], [1, 2])]
+    outline = Outline("lighthouses", [Section(d.title, "") for d in drafts])
+    llm = scripted_client(lambda prompt: "")
+    survey = _finish("lighthouses", "extagents", sources, outline, drafts, {}, tmp_path, llm)
+    assert "Arden was lit in 1807 on the Westmarch coast. It burned oil [1]." in survey.body
+    assert "## 2. Keepers\n\nMara Quill kept Brisk. She kept it for thirty years [2]." in survey.body
+    assert survey.row()["sentences repeating an earlier section"] == 1
+    assert survey.row()["citation marks merged"] == 2 and survey.stats.duplicate_marks == 0
 
 
 def test_citation_measures_follow_the_papers_definitions():

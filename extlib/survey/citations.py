@@ -112,6 +112,32 @@ def check_citations(text: str, shown: Mapping[int, str]) -> tuple[str, int, int]
     return text, removed, moved
 
 
+def merge_citation_runs(text: str) -> tuple[str, int]:
+    """Within a line, a run of consecutive sentences citing the same sources cites them once, after its last
+    sentence ("A [6]. B [6]. C [6]." -> "A. B. C [6]."), the usual way a paragraph drawn from one source cites it:
+    the 1.5B seeking agents copy a source's sentences one by one, each cited, and a section built from them repeated
+    one citation after every sentence. A sentence keeps its citation when taking it would leave it without an end
+    mark (the next sentence would then run into it). Returns the text and how many citation marks went."""
+    merged = 0
+
+    def merge(line: str) -> str:
+        nonlocal merged
+        parts = sentences(line)
+        cites = [sorted(set(cited_numbers(sentence))) for sentence, _ in parts]
+        out = []
+        for k, (sentence, gap) in enumerate(parts):
+            if cites[k] and k + 1 < len(parts) and cites[k + 1] == cites[k]:
+                bare = _rewrite(sentence, lambda n: None)
+                if re.search(r"[.!?][\"')\]]?\s*$", bare):
+                    merged += len(cited_numbers(sentence))
+                    sentence = bare
+            out.append(sentence + gap)
+        return "".join(out)
+
+    fixed = "\n".join(merge(line) for line in text.split("\n"))
+    return (fixed if merged else text), merged
+
+
 def renumber(text: str, local_ids: Mapping[int, str], numbering: dict[str, int]) -> str:
     """Section-local numbers -> the survey's reference numbers, giving each newly cited source the next number
     (`numbering`, source id -> number, grows in order of first citation)."""

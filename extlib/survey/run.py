@@ -1,6 +1,8 @@
 """One survey, resumably: the outline (shared by every system of a topic), then each section retrieved and written
 in outline order and saved as it is finished, then the Markdown survey with its numbered references and a JSON
-record of every agent call. A rerun skips what is saved; a section whose call failed is written again.
+record of every agent call. Assembling the sections, both systems alike, removes a sentence that repeats one of an
+earlier section and merges a run of sentences citing the same sources into one citation. A rerun skips what is
+saved; a section whose call failed is written again.
 
     out/<topic>/outline.json
     out/<topic>/<system>/sections/01.json ...   the finished sections
@@ -23,8 +25,8 @@ from tqdm import tqdm
 from ..budget import PromptTooLong
 from ..llm import LLMClient
 from .autosurvey import AutoSurveyWriter
-from .citations import CitationStats, citation_stats, renumber
-from .drafting import SectionDraft, SectionJob, SurveyConfig
+from .citations import CitationStats, citation_stats, merge_citation_runs, renumber, sentences
+from .drafting import SectionDraft, SectionJob, SurveyConfig, without_repeats
 from .extagents_writer import ExtAgentsWriter
 from .judge import judge_pair, read_judgement, summarize
 from .outline import VERSION as OUTLINE_VERSION
@@ -47,6 +49,7 @@ class Survey:
     path: Path  # survey.md
     stats: CitationStats
     sections: list[SectionDraft]
+    assembly: dict[str, int]  # what assembling the sections took out (run.py's _finish), counted
 
     @property
     def failed(self) -> list[int]:
@@ -58,6 +61,7 @@ class Survey:
                 "sources read": sum(len(d.read) for d in self.sections),
                 "invalid citations removed": sum(d.invalid_citations for d in self.sections),
                 "citations moved to their source": sum(d.moved_citations for d in self.sections),
+                **self.assembly,
                 "LLM calls": len(calls), "prompt tokens": sum(c.prompt_tokens for c in calls),
                 "completion tokens": sum(c.completion_tokens for c in calls),
                 "failed sections": len(self.failed)}
@@ -149,14 +153,20 @@ async def write_survey(topic: str, collection: SourceCollection, system: str, ll
 def _finish(topic: str, system: str, collection: SourceCollection, outline: Outline, sections: list[SectionDraft],
             settings: dict[str, Any], folder: Path, llm: LLMClient) -> Survey:
     numbering: dict[str, int] = {}
-    parts = [f"# {topic}\n"]
+    parts, written, assembly = [f"# {topic}\n"], [], {"sentences repeating an earlier section": 0,
+                                                      "citation marks merged": 0}
     for draft in sections:
         if draft.error:
             text = f"*(This section was not written: {draft.error}. Rerunning the same command writes it.)*"
         elif not draft.text:
             text = "*(No source gave facts for this section.)*"
-        else:
-            text = renumber(draft.text, dict(enumerate(draft.sources, 1)), numbering)
+        else:  # both systems' sections are assembled alike: repeats of earlier sections out, citation runs merged
+            text = without_repeats(draft.text, earlier="\n\n".join(written))
+            assembly["sentences repeating an earlier section"] += len(sentences(draft.text)) - len(sentences(text))
+            text, merged = merge_citation_runs(text)
+            assembly["citation marks merged"] += merged
+            written.append(draft.text)
+            text = renumber(text, dict(enumerate(draft.sources, 1)), numbering)
         parts.append(f"## {draft.number}. {draft.title}\n\n{text}\n")
     body = "\n".join(parts).rstrip()
     references = [f"[{n}] {collection[source_id].title}" + (f" ({source_id})" if source_id != collection[
@@ -165,7 +175,7 @@ def _finish(topic: str, system: str, collection: SourceCollection, outline: Outl
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "survey.md").write_text(markdown, encoding="utf-8")
     survey = Survey(topic, system, markdown, body, folder / "survey.md", citation_stats(body, llm.count_tokens),
-                    sections)
+                    sections, assembly)
     _write_json(folder / "record.json", {"settings": settings, "outline": outline.to_dict(), "row": survey.row(),
                                          "references": {n: source_id for source_id, n in numbering.items()},
                                          "sections": [d.to_dict() for d in sections]})
