@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_QUESTION := In which county was the prompter Tobias Wrenfield born?
 
-.PHONY: setup figures demo lab test data bench compare beyond-window clean
+.PHONY: setup figures demo lab test data bench compare beyond-window study clean
 
 # llama.cpp builds from source for this CPU (-march=native: 1.3x faster prefill than a portable AVX2 build, 85
 # vs 66 tok/s on the 1.5B model, measured side by side), but without AMX: on a machine whose CPU lists AMX and
@@ -103,6 +103,18 @@ beyond-window: data
 	done
 	$(BIN)/extagents report docs/results/beyond_window
 	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb -y 'method_versions: {}'
+
+# Issue 16's study (README, "The CPU study"): the cpu preset's scaling, ablation and robustness notebooks, one
+# question at a time across all their cells (sitting k answers question k of every cell that lacks it), the rows
+# committed under results/cpu/, so it resumes where it stopped, on any machine; then every notebook of the preset
+# (03_latency measures times: nothing else may run then). STUDY_LIMIT=K stops after question K.
+STUDY_LIMIT ?= 30
+STUDY := 01_scaling,02_ablation,05_robustness
+study: data
+	for k in $$(seq 1 $(STUDY_LIMIT)); do \
+		$(BIN)/extagents figures --preset cpu --only $(STUDY) --limit $$k || exit 1; \
+	done
+	$(BIN)/extagents figures --preset cpu
 
 bench: data
 	$(BIN)/python benchmarks/overhead.py

@@ -108,6 +108,9 @@ def build_parser() -> Parser:
     figures.add_argument("--set", action="append", default=[], metavar="NOTEBOOK.KEY=VALUE",
                          help="override a notebook parameter, e.g. 01_scaling.n=5 (repeatable)")
     figures.add_argument("--force", action="store_true", help="run notebooks that are up to date too")
+    figures.add_argument("--limit", type=int, default=0, metavar="K",
+                         help="the study notebooks answer questions up to K of every cell this sitting (0: all n); "
+                              "a staged study raises K sitting by sitting (make study)")
 
     survey = verbs.add_parser("survey", help="write a survey with numbered citations from a source collection "
                               "(ExtAgents and the AutoSurvey baseline) and judge the two pairwise")
@@ -322,7 +325,7 @@ def figures(args: argparse.Namespace) -> int:
             raise UserError(f"--set {notebook}: write NOTEBOOK.KEY=VALUE, e.g. 01_scaling.n=5")
         overrides.setdefault(notebook, {}).update(values)
     only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
-    for path in render(args.preset, only, overrides, force=args.force):
+    for path in render(args.preset, only, overrides, force=args.force, limit=args.limit):
         print(f"executed copy: {path}")
     return 0
 

@@ -68,14 +68,17 @@ def reuse_rows(source: Path, target: Path) -> int:
 
 
 def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], results: Path,
-               figures: Path) -> dict[str, Any]:
+               figures: Path, limit: int = 0) -> dict[str, Any]:
     """A notebook's parameters: the preset's engine and common settings it declares, its own settings, where its
-    rows and figures go, then `overrides`. A setting of its own or an override it does not declare is an error."""
+    rows and figures go (and `limit`, for a study notebook: the last question of every cell this sitting answers),
+    then `overrides`. A setting of its own or an override it does not declare is an error."""
     import papermill
 
     declared = papermill.inspect_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"))
     shared = {**config.get("engine", {}), **config.get("common", {}), "results_dir": str(results / name),
               "figure_dir": str(figures), "scaling_dir": str(results / "01_scaling")}
+    if limit:
+        shared["limit"] = limit
     own = {**config.get("notebooks", {}).get(name, {}), **overrides}
     unknown = sorted(set(own) - set(declared))
     if unknown:
@@ -99,10 +102,11 @@ def up_to_date(target: Path, name: str, plan: dict[str, Any], preset: str, resul
 
 def render(preset: str = "quick", only: list[str] | None = None, overrides: dict[str, dict[str, Any]] | None = None,
            results_root: Path = ROOT / "results", figures_root: Path = ROOT / "figures",
-           force: bool = False) -> list[Path]:
+           force: bool = False, limit: int = 0) -> list[Path]:
     """Execute the notebooks (all, or `only`) under `preset`, rows and executed copies in
-    results_root/<preset>/, figures in figures_root/<preset>/ (with `force`, also those up to date);
-    returns the executed copies."""
+    results_root/<preset>/, figures in figures_root/<preset>/ (with `force`, also those up to date); with `limit`,
+    the study notebooks answer questions up to `limit` of every cell (a staged run: `make study`); returns the
+    executed copies."""
     import papermill
 
     config = load_preset(preset)
@@ -111,7 +115,10 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     if unknown:
         raise PresetError(f"no notebook {', '.join(unknown)}; notebooks: {', '.join(NOTEBOOKS)}")
     results, figures = Path(results_root) / preset, Path(figures_root) / preset
-    plans = {name: parameters(name, config, (overrides or {}).get(name, {}), results, figures) for name in names}
+    if not isinstance(limit, int) or limit < 0:
+        raise PresetError(f"limit is the last question of every cell to answer (0: all), got {limit!r}")
+    plans = {name: parameters(name, config, (overrides or {}).get(name, {}), results, figures, limit)
+             for name in names}
     out = results / "notebooks"
     out.mkdir(parents=True, exist_ok=True)
     engine = config.get("engine", {})

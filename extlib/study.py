@@ -37,14 +37,18 @@ class Cell:
 
 
 def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed: int, window: int,
-              repeats: int = 1, reasoning_llm: LLMClient | None = None, progress: bool = True) -> pd.DataFrame:
+              repeats: int = 1, reasoning_llm: LLMClient | None = None, progress: bool = True,
+              limit: int = 0) -> pd.DataFrame:
     """Answer the first n questions (drawn with `seed`) of every cell, question by question across the cells,
     `repeats` times (each repeat its own run file; without the response cache, or the repeats are copies), and
-    return every current row with its cell's label and extra columns and its `repeat`."""
+    return every current row with its cell's label and extra columns and its `repeat`. With `limit`, this sitting
+    answers only up to question `limit` of every cell (a staged study raises it sitting by sitting, and a stop
+    between sittings leaves every cell at the same count); the rows returned are all the current ones."""
     if not cells:
         raise ValueError("a study needs at least one cell")
-    if n <= 0 or repeats <= 0:
-        raise ValueError(f"n and repeats must be positive, got n={n}, repeats={repeats}")
+    if n <= 0 or repeats <= 0 or limit < 0:
+        raise ValueError(f"n and repeats must be positive and limit at least 0, got n={n}, repeats={repeats}, "
+                         f"limit={limit}")
     if repeats > 1 and llm.cache is not None:
         raise ValueError("repeats > 1 needs the response cache off (cache=False): cached answers would repeat")
     root = Path(root)
@@ -58,8 +62,8 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
         specs.append((RunSpec(cell.dataset, cell.method, cell.input_tokens, n, seed, llm.model, window, cell.knobs,
                               cell.options, repeat), tasks[key]))
     # Cells with nothing pending are left alone: a finished study redraws without reading a file per question.
-    unfinished = [bool(pending(cell_tasks, current_rows(spec, root, llm))) for spec, cell_tasks in specs]
-    most = max(len(t) for t in tasks.values())
+    most = min(max(len(t) for t in tasks.values()), limit or n)
+    unfinished = [bool(pending(cell_tasks[:most], current_rows(spec, root, llm))) for spec, cell_tasks in specs]
     with tqdm(total=most * len(specs), desc=f"{root.name}: questions x cells", unit="answer",
               disable=not progress) as bar:
         for k in range(1, most + 1):

@@ -129,6 +129,19 @@ def test_preset_and_parameter_mistakes_are_named(tmp_path):
         render("smoke", only=["07_survey"], results_root=tmp_path)
 
 
+def test_a_staged_sitting_reaches_the_study_notebooks_only(tmp_path):
+    from extlib.figures import NOTEBOOKS as EXPERIMENTS
+    from extlib.figures import PresetError, load_preset, parameters, render
+
+    config = load_preset("cpu")
+    limits = {name: parameters(name, config, {}, tmp_path, tmp_path, limit=3).get("limit") for name in EXPERIMENTS}
+    assert limits == {name: 3 if name in ("01_scaling", "02_ablation", "05_robustness") else None
+                      for name in EXPERIMENTS}
+    assert "limit" not in parameters("01_scaling", config, {}, tmp_path, tmp_path)  # 0: the notebook's own default
+    with pytest.raises(PresetError, match="limit is the last question of every cell"):
+        render("cpu", only=["01_scaling"], results_root=tmp_path, limit=-1)
+
+
 @pytest.mark.parametrize("name", ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness",
                                   "06_survey"])
 def test_every_parameter_of_an_experiment_notebook_is_declared_typed_and_commented(name):

@@ -22,3 +22,20 @@ def test_a_study_goes_question_by_question_across_cells_and_a_finished_one_asks_
     assert rows.loc[rows.label == "long", "x"].eq(2).all()
     again = run_study(cells, llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
     assert len(asked) == 4 and len(again) == 4  # everything answered: no model call, the same rows
+
+
+def test_a_staged_study_answers_up_to_its_limit_in_every_cell_and_goes_on_from_there(tmp_path):
+    data = tmp_path / "qa.jsonl"
+    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"Who keeps light {i}?", "answers": f"Ann {i}",
+                                        "context": f"Light {i} is kept by Ann {i}. " + "The sea is grey. " * 30})
+                            + "\n" for i in range(3)))
+    asked = []
+    llm = scripted_client(lambda p: asked.append(p) or "Ann")
+    cells = [Cell("user", "direct", 300, {}, {"path": str(data)}, label=label) for label in ("a", "b")]
+    cells[1].knobs = {"max_tokens": 20}
+    first = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
+    assert len(asked) == 2 and first.groupby("label").size().to_dict() == {"a": 1, "b": 1}
+    second = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=2)
+    assert len(asked) == 4 and second.groupby("label").size().to_dict() == {"a": 2, "b": 2}
+    rest = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=5)
+    assert len(asked) == 6 and len(rest) == 6  # a limit past n answers all n
