@@ -81,14 +81,14 @@ compare: data
 	for k in $$(seq 1 $(LIMIT)); do \
 		$(BIN)/extagents run --config configs/compare.yaml --limit $$k || exit 1; \
 	done
-	$(BIN)/extagents report runs/compare --csv runs/compare.csv
-	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb -p run_dir ../runs/compare \
+	$(BIN)/extagents report results/cpu/compare --csv runs/compare.csv
+	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb -p run_dir ../results/cpu/compare \
 		-y 'method_versions: {}'
 
 # Issue 13's study (README, "Beyond the window"): ExtAgents against Direct Input and LLMxMapReduce where the evidence
 # lies beyond the window (hotpotqa-longdoc, zh-longdoc at 4x and 8x a 1,024-token window) and where it comes first
 # (HotpotQA in retrieval order), on the test draw (seed 2). One question at a time across every cell; the rows
-# are committed under docs/results/beyond_window, so it resumes where it stopped. BEYOND_LIMIT=K stops after K.
+# are committed under results/cpu/beyond_window, so it resumes where it stopped. BEYOND_LIMIT=K stops after K.
 # The issue's targets are at 8x: past question BEYOND_4X_LIMIT the long documents run at 8,192 only (the 4x cells
 # cost a third of the study's hours).
 BEYOND_LIMIT ?= 30
@@ -101,7 +101,7 @@ beyond-window: data
 			$(BIN)/extagents run --config configs/beyond_window/$$c.yaml --limit $$k $$only8x || exit 1; \
 		done; \
 	done
-	$(BIN)/extagents report docs/results/beyond_window
+	$(BIN)/extagents report results/cpu/beyond_window
 	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb -y 'method_versions: {}'
 
 # Issue 16's study (README, "The CPU study"): the cpu preset's scaling, ablation and robustness notebooks, one

@@ -3,7 +3,7 @@ holding the gold paragraphs or facts), what the seeking agents of those chunks r
 nothing), whether any kept message stated the gold answer, which message KAR read first, and what went wrong.
 
     .venv/bin/python benchmarks/beyond_window_account.py \
-        docs/results/beyond_window/hotpotqa-longdoc/extagents__*L8192*.jsonl
+        results/cpu/beyond_window/hotpotqa-longdoc/extagents__*L8192*.jsonl
 
 Classes (the first that applies): right (F1 >= 50); never extracted (no seeker reply states the answer); dropped (a
 reply stated it, every such reply was kept off the scratchpad); outranked (a kept message stated it, but the answering

@@ -18,10 +18,10 @@ from .experiments import row_version
 from .jsonl import read_jsonl
 from .methods import METHODS
 
-COLUMNS = ["dataset", "method", "model", "input_tokens", "window", "questions", "expected", "failed", "stale", "f1",
-           "f1_low",
-           "f1_high", "em", "calls", "prompt_tokens", "completion_tokens", "seconds", "cache_hits", "measures",
-           "f1_by_id", "file"]
+COLUMNS = ["study", "dataset", "method", "setting", "model", "input_tokens", "window", "questions", "expected",
+           "failed", "stale", "f1", "f1_low", "f1_high", "em", "calls", "prompt_tokens", "completion_tokens",
+           "seconds", "cache_hits", "measures", "f1_by_id", "settings", "file"]
+CELL = ["study", "dataset", "input_tokens", "model", "window", "setting"]  # what paired questions share
 
 
 def run_files(items: list[str | Path]) -> list[Path]:
@@ -95,7 +95,10 @@ def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0
 
 def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.DataFrame:
     """One summary row per run file: F1/EM over all its questions (failed ones score 0 and are counted),
-    and the mean cost per question; rows of other versions than the code's (or than `versions` pins) left out."""
+    and the mean cost per question; rows of other versions than the code's (or than `versions` pins) left out.
+    A file's study is the folder its dataset folder is in (results/cpu/<study>/<dataset>/<file>.jsonl), and its
+    setting names the knobs and dataset options in which it differs from the other files of its study, dataset,
+    length and method (the ablation's variants, the robustness placements), so one table holds every study."""
     everything = load_rows(paths, include_stale=True, versions=versions)
     stale = everything.groupby("file")["stale"].sum().to_dict() if len(everything) else {}
     rows = everything[~everything["stale"]] if len(everything) else everything
@@ -105,7 +108,8 @@ def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.
         first = run.iloc[0]
         f1_low, f1_high = bootstrap_interval(run["f1"].tolist())
         table.append({
-            "dataset": first["dataset"], "method": first["method"], "model": first["model"],
+            "study": Path(file).parent.parent.name, "dataset": first["dataset"], "method": first["method"],
+            "settings": {**first["spec"].get("knobs", {}), **first["spec"].get("options", {})}, "model": first["model"],
             "input_tokens": first["input_tokens"], "window": first["window"], "questions": len(run),
             "expected": first["expected"], "failed": int(run["failed"].sum()), "stale": int(stale.get(file, 0)),
             "f1": run["f1"].mean(),
@@ -114,10 +118,23 @@ def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.
             "seconds": run["seconds"].mean(), "cache_hits": usage["cache_hits"].mean(),
             "measures": _extra_means(run), "f1_by_id": dict(zip(run["id"], run["f1"])), "file": file})
     out = pd.DataFrame(table, columns=COLUMNS)
+    out["setting"] = _settings_apart(out)
     # stale rows by method, including files with no current row at all (which have no summary row)
     out.attrs["stale"] = (everything[everything["stale"]].groupby("method").size().to_dict()
                           if len(everything) else {})
     return out
+
+
+def _settings_apart(table: pd.DataFrame) -> list[str]:
+    """Per file, "key=value" for each knob or dataset option whose value differs among the files of its study,
+    dataset, length and method ("" for a file alone in its cell)."""
+    group = ["study", "dataset", "input_tokens", "method", "window"]
+    labels = []
+    for _, file in table.iterrows():
+        peers = table.loc[(table[group] == file[group]).all(axis=1), "settings"].tolist()
+        apart = sorted({k for settings in peers for k in settings if any(p.get(k) != settings.get(k) for p in peers)})
+        labels.append(", ".join(f"{k}={file['settings'].get(k)}" for k in apart))
+    return labels
 
 
 def _extra_means(run: pd.DataFrame) -> dict[str, float]:
@@ -133,7 +150,7 @@ def paired_differences(table: pd.DataFrame, reference: str = "extagents") -> pd.
     """F1 of `reference` minus each other method's on the questions both answered (same dataset, length,
     model, window), with a paired bootstrap interval and the reference's per-question wins, ties, losses."""
     out = []
-    cell = ["dataset", "input_tokens", "model", "window"]
+    cell = [c for c in CELL if c in table]
     for _, ref in table[table["method"] == reference].iterrows():
         same_cell = (table[cell] == ref[cell]).all(axis=1) & (table["method"] != reference)
         for _, other in table[same_cell].iterrows():
@@ -142,36 +159,49 @@ def paired_differences(table: pd.DataFrame, reference: str = "extagents") -> pd.
                 continue
             diffs = np.array([ref["f1_by_id"][q] - other["f1_by_id"][q] for q in shared])
             low, high = bootstrap_interval(diffs)
-            out.append({"dataset": ref["dataset"], "input_tokens": ref["input_tokens"], "method": other["method"],
+            out.append({**{c: ref[c] for c in ("study", "setting") if c in ref}, "dataset": ref["dataset"],
+                        "input_tokens": ref["input_tokens"], "method": other["method"],
                         "questions": len(shared), "difference": diffs.mean(), "low": low, "high": high,
                         "wins": int((diffs > 0).sum()), "ties": int((diffs == 0).sum()),
                         "losses": int((diffs < 0).sum())})
-    return pd.DataFrame(out, columns=["dataset", "input_tokens", "method", "questions", "difference", "low", "high",
-                                      "wins", "ties", "losses"])
+    return pd.DataFrame(out, columns=[*(c for c in ("study", "setting") if c in table), "dataset", "input_tokens",
+                                      "method", "questions", "difference", "low", "high", "wins", "ties", "losses"])
 
 
 def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
-    head = ("| dataset | L | method | F1 | F1 95% CI | EM | questions (failed) | LLM calls | prompt tokens "
-            "| completion tokens | wall s | calls from cache |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    """The tables `extagents report` prints: one row per run file, its method measures, and `reference` paired with
+    every other method of its cell. A study column appears when the files come from several studies, a setting
+    column when files of one cell differ in their knobs or options."""
+    shows_study = "study" in table and table["study"].nunique() > 1
+    shows_setting = "setting" in table and table["setting"].astype(bool).any()
+
+    def first(r: tuple) -> str:  # the study (if shown), dataset, length, method and setting (if shown) of row r
+        study, setting = f"{r.study} | " if shows_study else "", f" | {r.setting}" if shows_setting else ""
+        return f"| {study}{r.dataset} | {r.input_tokens:,} | {r.method}{setting} |"
+
+    names = ("study | " if shows_study else "") + "dataset | L | method" + (" | setting" if shows_setting else "")
+    rule = "|---" * (3 + shows_study + shows_setting)
+    head = (f"| {names} | F1 | F1 95% CI | EM | questions (failed) | LLM calls | prompt tokens | completion tokens "
+            f"| wall s | calls from cache |\n{rule}|---|---|---|---|---|---|---|---|---|\n")
     stale = table.attrs.get("stale", {})
-    ordered = table.assign(_f1=-table["f1"]).sort_values(["dataset", "input_tokens", "_f1"], kind="stable")
-    lines = [f"| {r.dataset} | {r.input_tokens:,} | {r.method} | {100 * r.f1:.1f} | "
+    order = [c for c in ("study", "dataset", "input_tokens") if c in table]
+    ordered = table.assign(_f1=-table["f1"]).sort_values([*order, "_f1"], kind="stable")
+    lines = [f"{first(r)} {100 * r.f1:.1f} | "
              f"{100 * r.f1_low:.0f}–{100 * r.f1_high:.0f} | {100 * r.em:.1f} | "
              f"{r.questions}/{r.expected} ({r.failed}) | {r.calls:.1f} | {r.prompt_tokens:,.0f} | "
              f"{r.completion_tokens:,.0f} | {r.seconds:.1f} | {r.cache_hits:.1f} |" for r in ordered.itertuples()]
     has_measures = table["measures"].map(bool).astype(bool)
-    measured = table[has_measures].sort_values(["dataset", "input_tokens", "method"], kind="stable")
+    measured = table[has_measures].sort_values([*order, "method"], kind="stable")
     if len(measured):
-        lines.append("\n| dataset | L | method | method measures (mean per answered question) |\n|---|---|---|---|")
-        lines += [f"| {r.dataset} | {r.input_tokens:,} | {r.method} | "
-                  + ", ".join(f"{k} {v:.2f}" for k, v in r.measures.items()) + " |" for r in measured.itertuples()]
+        lines.append(f"\n| {names} | method measures (mean per answered question) |\n{rule}|---|")
+        lines += [f"{first(r)} " + ", ".join(f"{k} {v:.2f}" for k, v in r.measures.items()) + " |"
+                  for r in measured.itertuples()]
     paired = paired_differences(table, reference)
     if len(paired):
-        paired = paired.assign(_d=-paired["difference"]).sort_values(["dataset", "input_tokens", "_d"], kind="stable")
-        lines.append(f"\n| dataset | L | {reference} F1 minus | same questions | difference | 95% CI "
-                     f"| {reference} better / tie / worse |\n|---|---|---|---|---|---|---|")
-        lines += [f"| {d.dataset} | {d.input_tokens:,} | {d.method} | {d.questions} | "
-                  f"{100 * d.difference:+.1f} | {100 * d.low:+.0f} to {100 * d.high:+.0f} | "
+        paired = paired.assign(_d=-paired["difference"]).sort_values([*order, "_d"], kind="stable")
+        lines.append(f"\n| {names.replace('method', f'{reference} F1 minus')} | same questions | difference | 95% CI "
+                     f"| {reference} better / tie / worse |\n{rule}|---|---|---|---|")
+        lines += [f"{first(d)} {d.questions} | {100 * d.difference:+.1f} | {100 * d.low:+.0f} to {100 * d.high:+.0f} | "
                   f"{d.wins} / {d.ties} / {d.losses} |" for d in paired.itertuples()]
     note = (f"\n\n{sum(stale.values())} stale rows ({', '.join(f'{m} {n}' for m, n in sorted(stale.items()))}: "
             "answered by another version of their method) are left out; run the experiment again to answer them "
@@ -181,4 +211,4 @@ def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
 
 def write_csv(table: pd.DataFrame, path: str | Path) -> None:
     """The summary table without its per-question columns."""
-    table.drop(columns=["measures", "f1_by_id"]).to_csv(path, index=False)
+    table.drop(columns=["measures", "f1_by_id", "settings"]).to_csv(path, index=False)

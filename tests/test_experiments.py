@@ -92,7 +92,7 @@ def test_report_cli_reads_run_files_and_folders(tmp_path):
     out = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path), "--csv",
                           str(tmp_path / "t.csv")], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "| toy | 200 | direct |" in out.stdout
-    assert (tmp_path / "t.csv").read_text().startswith("dataset,method,model")
+    assert (tmp_path / "t.csv").read_text().startswith("study,dataset,method,setting,model")
     bad = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path / "nope")],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "no such run file or folder" in bad.stderr
@@ -217,3 +217,24 @@ def test_pinning_an_older_version_reads_its_rows_beside_newer_ones(tmp_path, mon
         out = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path), "--versions", bad],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 2 and message in out.stderr, out.stderr
+
+
+def test_one_table_holds_every_study_with_each_files_study_and_distinguishing_setting(tmp_path):
+    right = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
+    wrong = scripted_client(lambda p: "nobody")
+    run(spec(), TASKS, right, tmp_path / "scaling", progress=False)
+    run(spec(method="drag"), TASKS, wrong, tmp_path / "scaling", progress=False)
+    for depth, llm in ((0.1, right), (0.6, wrong)):  # a placement sweep: the same method in two cells
+        run(spec(dataset="user", options={"path": "x.jsonl", "position": depth}), TASKS, llm, tmp_path / "robust",
+            progress=False)
+    table = collect(sorted(tmp_path.rglob("*.jsonl")))
+    assert sorted(zip(table["study"], table["method"], table["setting"])) == [
+        ("robust", "direct", "position=0.1"), ("robust", "direct", "position=0.6"),
+        ("scaling", "direct", ""), ("scaling", "drag", "")]
+    text = markdown(table, reference="direct")
+    assert "| study | dataset | L | method | setting | F1 |" in text
+    assert "| robust | user | 200 | direct | position=0.1 | 100.0 |" in text
+    paired = paired_differences(table, reference="direct")  # within a study and setting only
+    assert paired[["study", "method", "questions"]].values.tolist() == [["scaling", "drag", 4]]
+    one_study = markdown(collect(sorted((tmp_path / "scaling").rglob("*.jsonl"))), reference="direct")
+    assert one_study.startswith("| dataset | L | method | F1 |")  # a single study's table is as it always was

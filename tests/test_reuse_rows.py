@@ -60,4 +60,4 @@ def test_the_cpu_scaling_notebook_names_its_4x_and_8x_book_cells_as_the_committe
             for x in (4, 8):
                 spec = RunSpec(dataset, method, x * window, plan["n"], seed, "qwen2.5-1.5b", window, method_knobs,
                                options)
-                assert spec.path(figures.ROOT / "docs/results/beyond_window").exists(), spec.path(figures.ROOT)
+                assert spec.path(figures.ROOT / "results/cpu/beyond_window").exists(), spec.path(figures.ROOT)
