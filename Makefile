@@ -114,7 +114,7 @@ study: data
 	for k in $$(seq 1 $(STUDY_LIMIT)); do \
 		$(BIN)/extagents figures --preset cpu --only $(STUDY) --limit $$k || exit 1; \
 	done
-	$(BIN)/extagents figures --preset cpu
+	$(BIN)/extagents figures --preset cpu --limit $(STUDY_LIMIT)
 
 bench: data
 	$(BIN)/python benchmarks/overhead.py

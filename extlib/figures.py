@@ -83,7 +83,11 @@ def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], res
     unknown = sorted(set(own) - set(declared))
     if unknown:
         raise PresetError(f"{name} has no parameter {', '.join(unknown)}; its parameters: {', '.join(declared)}")
-    return {**{k: v for k, v in shared.items() if k in declared}, **own}
+    plan = {**{k: v for k, v in shared.items() if k in declared}, **own}
+    n = plan.get("n", declared.get("n", {}).get("default"))
+    if plan.get("limit") and n is not None and plan["limit"] >= int(n):
+        del plan["limit"]  # a sitting up to the last question is the whole study: the plan without a limit
+    return plan
 
 
 def up_to_date(target: Path, name: str, plan: dict[str, Any], preset: str, results: Path) -> bool:

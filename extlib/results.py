@@ -7,21 +7,27 @@ ones and the code's are stale."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .experiments import row_version
+from .datasets import DATASETS
+from .datasets import options as dataset_options
+from .experiments import not_default, row_version
 from .jsonl import read_jsonl
-from .methods import METHODS
+from .methods import METHODS, knob_defaults
 
 COLUMNS = ["study", "dataset", "method", "setting", "model", "input_tokens", "window", "questions", "expected",
            "failed", "stale", "f1", "f1_low", "f1_high", "em", "calls", "prompt_tokens", "completion_tokens",
-           "seconds", "cache_hits", "measures", "f1_by_id", "settings", "file"]
-CELL = ["study", "dataset", "input_tokens", "model", "window", "setting"]  # what paired questions share
+           "seconds", "cache_hits", "measures", "f1_by_id", "knobs", "options", "placement", "file"]
+# what the files of one cell share (their questions are paired): the study, the knowledge, the model, and the
+# dataset options in which files of the study differ (a robustness placement), whichever the method
+CELL = ["study", "dataset", "input_tokens", "model", "window", "placement"]
 
 
 def run_files(items: list[str | Path]) -> list[Path]:
@@ -108,8 +114,8 @@ def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.
         first = run.iloc[0]
         f1_low, f1_high = bootstrap_interval(run["f1"].tolist())
         table.append({
-            "study": Path(file).parent.parent.name, "dataset": first["dataset"], "method": first["method"],
-            "settings": {**first["spec"].get("knobs", {}), **first["spec"].get("options", {})}, "model": first["model"],
+            "dataset": first["dataset"], "method": first["method"],
+            **_not_defaults(first["spec"]), "model": first["model"],
             "input_tokens": first["input_tokens"], "window": first["window"], "questions": len(run),
             "expected": first["expected"], "failed": int(run["failed"].sum()), "stale": int(stale.get(file, 0)),
             "f1": run["f1"].mean(),
@@ -118,22 +124,41 @@ def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.
             "seconds": run["seconds"].mean(), "cache_hits": usage["cache_hits"].mean(),
             "measures": _extra_means(run), "f1_by_id": dict(zip(run["id"], run["f1"])), "file": file})
     out = pd.DataFrame(table, columns=COLUMNS)
-    out["setting"] = _settings_apart(out)
+    out["study"] = _studies(out["file"].tolist())
+    out["placement"] = _apart(out, ["study", "dataset", "input_tokens", "model", "window"], "options")
+    knobs = _apart(out, ["study", "dataset", "input_tokens", "model", "window", "method"], "knobs")
+    out["setting"] = [", ".join(label for label in pair if label) for pair in zip(knobs, out["placement"])]
     # stale rows by method, including files with no current row at all (which have no summary row)
     out.attrs["stale"] = (everything[everything["stale"]].groupby("method").size().to_dict()
                           if len(everything) else {})
     return out
 
 
-def _settings_apart(table: pd.DataFrame) -> list[str]:
-    """Per file, "key=value" for each knob or dataset option whose value differs among the files of its study,
-    dataset, length and method ("" for a file alone in its cell)."""
-    group = ["study", "dataset", "input_tokens", "method", "window"]
+def _not_defaults(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A run's knobs and dataset options that are not at their defaults (those its file name counts)."""
+    options = dataset_options(spec["dataset"]) if spec["dataset"] in DATASETS else {}
+    return {"knobs": not_default(spec.get("knobs", {}), knob_defaults(spec["method"])),
+            "options": not_default(spec.get("options", {}), options)}
+
+
+def _studies(files: list[str]) -> list[str]:
+    """Each run file's study: the folder its dataset folder is in, named from the folder all the studies share
+    (results/cpu/03_latency/concurrency_1/<dataset>/<file> -> 03_latency/concurrency_1, given results/cpu)."""
+    folders = [Path(f).parent.parent for f in files]
+    if not folders:
+        return []
+    shared = Path(os.path.commonpath(folders))
+    return [str(f.relative_to(shared)) if f != shared else f.name for f in folders]
+
+
+def _apart(table: pd.DataFrame, group: list[str], column: str) -> list[str]:
+    """Per file, "key=value" for each setting of `column` (knobs or options) whose value differs among the files
+    of its `group` ("" for a file alike its peers in them)."""
     labels = []
     for _, file in table.iterrows():
-        peers = table.loc[(table[group] == file[group]).all(axis=1), "settings"].tolist()
+        peers = table.loc[(table[group] == file[group]).all(axis=1), column].tolist()
         apart = sorted({k for settings in peers for k in settings if any(p.get(k) != settings.get(k) for p in peers)})
-        labels.append(", ".join(f"{k}={file['settings'].get(k)}" for k in apart))
+        labels.append(", ".join(f"{k}={file[column].get(k)}" for k in apart))
     return labels
 
 
@@ -159,13 +184,14 @@ def paired_differences(table: pd.DataFrame, reference: str = "extagents") -> pd.
                 continue
             diffs = np.array([ref["f1_by_id"][q] - other["f1_by_id"][q] for q in shared])
             low, high = bootstrap_interval(diffs)
-            out.append({**{c: ref[c] for c in ("study", "setting") if c in ref}, "dataset": ref["dataset"],
-                        "input_tokens": ref["input_tokens"], "method": other["method"],
+            out.append({**{c: ref[c] for c in ("study", "setting", "placement") if c in ref},
+                        "dataset": ref["dataset"], "input_tokens": ref["input_tokens"], "method": other["method"],
                         "questions": len(shared), "difference": diffs.mean(), "low": low, "high": high,
                         "wins": int((diffs > 0).sum()), "ties": int((diffs == 0).sum()),
                         "losses": int((diffs < 0).sum())})
-    return pd.DataFrame(out, columns=[*(c for c in ("study", "setting") if c in table), "dataset", "input_tokens",
-                                      "method", "questions", "difference", "low", "high", "wins", "ties", "losses"])
+    return pd.DataFrame(out, columns=[*(c for c in ("study", "setting", "placement") if c in table), "dataset",
+                                      "input_tokens", "method", "questions", "difference", "low", "high", "wins",
+                                      "ties", "losses"])
 
 
 def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
@@ -184,7 +210,7 @@ def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
     head = (f"| {names} | F1 | F1 95% CI | EM | questions (failed) | LLM calls | prompt tokens | completion tokens "
             f"| wall s | calls from cache |\n{rule}|---|---|---|---|---|---|---|---|---|\n")
     stale = table.attrs.get("stale", {})
-    order = [c for c in ("study", "dataset", "input_tokens") if c in table]
+    order = [c for c in ("study", "dataset", "input_tokens", "placement") if c in table]
     ordered = table.assign(_f1=-table["f1"]).sort_values([*order, "_f1"], kind="stable")
     lines = [f"{first(r)} {100 * r.f1:.1f} | "
              f"{100 * r.f1_low:.0f}–{100 * r.f1_high:.0f} | {100 * r.em:.1f} | "
@@ -211,4 +237,5 @@ def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
 
 def write_csv(table: pd.DataFrame, path: str | Path) -> None:
     """The summary table without its per-question columns."""
-    table.drop(columns=["measures", "f1_by_id", "settings"]).to_csv(path, index=False)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    table.drop(columns=["measures", "f1_by_id", "knobs", "options"]).to_csv(path, index=False)

@@ -227,14 +227,28 @@ def test_one_table_holds_every_study_with_each_files_study_and_distinguishing_se
     for depth, llm in ((0.1, right), (0.6, wrong)):  # a placement sweep: the same method in two cells
         run(spec(dataset="user", options={"path": "x.jsonl", "position": depth}), TASKS, llm, tmp_path / "robust",
             progress=False)
+    run(spec(dataset="user", method="drag", options={"path": "x.jsonl", "position": 0.1}), TASKS, wrong,
+        tmp_path / "robust", progress=False)
     table = collect(sorted(tmp_path.rglob("*.jsonl")))
     assert sorted(zip(table["study"], table["method"], table["setting"])) == [
-        ("robust", "direct", "position=0.1"), ("robust", "direct", "position=0.6"),
+        ("robust", "direct", "position=0.1"), ("robust", "direct", "position=0.6"), ("robust", "drag", "position=0.1"),
         ("scaling", "direct", ""), ("scaling", "drag", "")]
     text = markdown(table, reference="direct")
     assert "| study | dataset | L | method | setting | F1 |" in text
     assert "| robust | user | 200 | direct | position=0.1 | 100.0 |" in text
-    paired = paired_differences(table, reference="direct")  # within a study and setting only
-    assert paired[["study", "method", "questions"]].values.tolist() == [["scaling", "drag", 4]]
+    paired = paired_differences(table, reference="direct")  # within a study and placement only
+    assert sorted(paired[["study", "setting", "method", "difference"]].values.tolist()) == [
+        ["robust", "position=0.1", "drag", 1.0], ["scaling", "", "drag", 1.0]]
     one_study = markdown(collect(sorted((tmp_path / "scaling").rglob("*.jsonl"))), reference="direct")
     assert one_study.startswith("| dataset | L | method | F1 |")  # a single study's table is as it always was
+    nested = collect(sorted(tmp_path.rglob("*.jsonl")) + [run(spec(), TASKS, right, tmp_path / "more" / "robust",
+                                                             progress=False)])
+    assert sorted(set(nested["study"])) == ["more/robust", "robust", "scaling"]  # named from the folder they share
+
+
+def test_a_setting_at_its_default_sets_no_file_apart():
+    from extlib.results import _not_defaults
+
+    spec = {"dataset": "hotpotqa-longdoc", "method": "extagents", "knobs": {"rounds": 5, "rating": "bm25"},
+            "options": {"position": 0.25, "distance": 0.6}}
+    assert _not_defaults(spec) == {"knobs": {"rating": "bm25"}, "options": {"distance": 0.6}}

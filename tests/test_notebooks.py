@@ -138,6 +138,9 @@ def test_a_staged_sitting_reaches_the_study_notebooks_only(tmp_path):
     assert limits == {name: 3 if name in ("01_scaling", "02_ablation", "05_robustness") else None
                       for name in EXPERIMENTS}
     assert "limit" not in parameters("01_scaling", config, {}, tmp_path, tmp_path)  # 0: the notebook's own default
+    # up to the last question (the cpu preset's n: 30) is the whole study: the same plan as without a limit
+    assert parameters("01_scaling", config, {}, tmp_path, tmp_path, limit=30) == parameters(
+        "01_scaling", config, {}, tmp_path, tmp_path)
     with pytest.raises(PresetError, match="limit is the last question of every cell"):
         render("cpu", only=["01_scaling"], results_root=tmp_path, limit=-1)
 

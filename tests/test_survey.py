@@ -218,6 +218,8 @@ def test_a_run_of_sentences_citing_the_same_sources_cites_them_once_at_its_end()
                       "Both. Were lights [2, 1]. One stood [1] Its keeper [1].")  # no end mark: "[1]" stays
     assert marks == 4 and cited_numbers(merged) == [6, 2, 2, 1, 1, 1]
     assert merge_citation_runs("A [1]. B [2]. C.") == ("A [1]. B [2]. C.", 0)
+    inside = "As [6] shows, the light burned oil. It was lit (see [6]). A [1] and B [2] differ [2]. Both [2]."
+    assert merge_citation_runs(inside) == (inside, 0)  # only a sentence's one citation at its end is merged
 
 
 def test_assembling_a_survey_drops_repeats_of_earlier_sections_and_merges_citation_runs(sources, tmp_path):
@@ -232,6 +234,12 @@ def test_assembling_a_survey_drops_repeats_of_earlier_sections_and_merges_citati
     assert "## 2. Keepers\n\nMara Quill kept Brisk. She kept it for thirty years [2]." in survey.body
     assert survey.row()["sentences repeating an earlier section"] == 1
     assert survey.row()["citation marks merged"] == 2 and survey.stats.duplicate_marks == 0
+    again = "Arden was lit in 1807 on the Westmarch coast [2]. Mara Quill kept Brisk [1]."
+    drafts.append(SectionDraft(3, "Again", again, ["light01", "light00"], [1, 2]))
+    outline.sections.append(Section("Again", ""))
+    survey = _finish("lighthouses", "extagents", sources, outline, drafts, {}, tmp_path, llm)
+    assert "## 3. Again\n\n*(Every sentence of this section repeated one of an earlier section.)*" in survey.body
+    assert survey.row()["sentences repeating an earlier section"] == 3
 
 
 def test_citation_measures_follow_the_papers_definitions():

@@ -112,25 +112,41 @@ def check_citations(text: str, shown: Mapping[int, str]) -> tuple[str, int, int]
     return text, removed, moved
 
 
+def _end_citation(sentence: str) -> tuple[frozenset[int], str | None] | None:
+    """The numbers of a sentence's citation when it is the sentence's only one and ends it ("... oil [6]." or
+    "... oil. [6]"), with the sentence without it (None when the citation stands in for the end mark: "... oil [6]");
+    None for a sentence that cites nothing, more than once, or elsewhere ("As [6] shows, ...")."""
+    matches = list(CITATION.finditer(sentence))
+    if len(matches) != 1:
+        return None
+    before, after = sentence[:matches[0].start()], sentence[matches[0].end():]
+    numbers = frozenset(_numbers(matches[0].group(1)))
+    if re.fullmatch(r"\s*[.!?]\s*", after):
+        return numbers, before.rstrip() + after.strip()
+    if after.strip():
+        return None
+    return numbers, (before.rstrip() if re.search(r"[.!?][\"')]?\s*$", before) else None)
+
+
 def merge_citation_runs(text: str) -> tuple[str, int]:
-    """Within a line, a run of consecutive sentences citing the same sources cites them once, after its last
-    sentence ("A [6]. B [6]. C [6]." -> "A. B. C [6]."), the usual way a paragraph drawn from one source cites it:
-    the 1.5B seeking agents copy a source's sentences one by one, each cited, and a section built from them repeated
-    one citation after every sentence. A sentence keeps its citation when taking it would leave it without an end
-    mark (the next sentence would then run into it). Returns the text and how many citation marks went."""
+    """Within a line, a run of consecutive sentences ending with the same citation cites it once, after its last
+    sentence ("A [6]. B [6]. C [6]." -> "A. B. C [6]."), the usual way a paragraph drawn from one source cites
+    it: the 1.5B seeking agents copy a source's sentences one by one, each cited, and a section built from them
+    repeated one citation after every sentence. Only a sentence's one citation at its end is merged (a citation
+    inside a sentence stays), and one that stands in for the end mark stays. Returns the text and how many citation
+    marks went."""
     merged = 0
 
     def merge(line: str) -> str:
         nonlocal merged
         parts = sentences(line)
-        cites = [sorted(set(cited_numbers(sentence))) for sentence, _ in parts]
+        ends = [_end_citation(sentence) for sentence, _ in parts]
         out = []
         for k, (sentence, gap) in enumerate(parts):
-            if cites[k] and k + 1 < len(parts) and cites[k + 1] == cites[k]:
-                bare = _rewrite(sentence, lambda n: None)
-                if re.search(r"[.!?][\"')\]]?\s*$", bare):
-                    merged += len(cited_numbers(sentence))
-                    sentence = bare
+            this, following = ends[k], ends[k + 1] if k + 1 < len(parts) else None
+            if this and following and this[0] == following[0] and this[1] is not None:
+                merged += len(cited_numbers(sentence))
+                sentence = this[1]
             out.append(sentence + gap)
         return "".join(out)
 

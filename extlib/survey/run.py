@@ -162,11 +162,13 @@ def _finish(topic: str, system: str, collection: SourceCollection, outline: Outl
             text = "*(No source gave facts for this section.)*"
         else:  # both systems' sections are assembled alike: repeats of earlier sections out, citation runs merged
             text = without_repeats(draft.text, earlier="\n\n".join(written))
-            assembly["sentences repeating an earlier section"] += len(sentences(draft.text)) - len(sentences(text))
+            assembly["sentences repeating an earlier section"] += len(sentences(draft.text)) - (
+                len(sentences(text)) if text else 0)
             text, merged = merge_citation_runs(text)
             assembly["citation marks merged"] += merged
             written.append(draft.text)
-            text = renumber(text, dict(enumerate(draft.sources, 1)), numbering)
+            text = renumber(text, dict(enumerate(draft.sources, 1)), numbering) if text else \
+                "*(Every sentence of this section repeated one of an earlier section.)*"
         parts.append(f"## {draft.number}. {draft.title}\n\n{text}\n")
     body = "\n".join(parts).rstrip()
     references = [f"[{n}] {collection[source_id].title}" + (f" ({source_id})" if source_id != collection[
