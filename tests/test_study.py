@@ -6,11 +6,16 @@ from extlib.study import Cell, run_study
 from extlib.testing import scripted_client
 
 
-def test_a_study_goes_question_by_question_across_cells_and_a_finished_one_asks_nothing(tmp_path):
+def three_questions(tmp_path):
     data = tmp_path / "qa.jsonl"
     data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"Who keeps light {i}?", "answers": f"Ann {i}",
                                         "context": f"Light {i} is kept by Ann {i}. " + "The sea is grey. " * 30})
                             + "\n" for i in range(3)))
+    return data
+
+
+def test_a_study_goes_question_by_question_across_cells_and_a_finished_one_asks_nothing(tmp_path):
+    data = three_questions(tmp_path)
     asked = []
     llm = scripted_client(lambda p: asked.append(p.split("Question: ")[1].split("?")[0]) or "Ann")
     user = {"path": str(data)}
@@ -25,10 +30,7 @@ def test_a_study_goes_question_by_question_across_cells_and_a_finished_one_asks_
 
 
 def test_a_staged_study_answers_up_to_its_limit_in_every_cell_and_goes_on_from_there(tmp_path):
-    data = tmp_path / "qa.jsonl"
-    data.write_text("".join(json.dumps({"id": f"q{i}", "question": f"Who keeps light {i}?", "answers": f"Ann {i}",
-                                        "context": f"Light {i} is kept by Ann {i}. " + "The sea is grey. " * 30})
-                            + "\n" for i in range(3)))
+    data = three_questions(tmp_path)
     asked = []
     llm = scripted_client(lambda p: asked.append(p) or "Ann")
     cells = [Cell("user", "direct", 300, {}, {"path": str(data)}, label=label) for label in ("a", "b")]
