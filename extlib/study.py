@@ -43,7 +43,8 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
     `repeats` times (each repeat its own run file; without the response cache, or the repeats are copies), and
     return every current row with its cell's label and extra columns and its `repeat`. With `limit`, this sitting
     answers only up to question `limit` of every cell (a staged study raises it sitting by sitting, and a stop
-    between sittings leaves every cell at the same count); the rows returned are all the current ones."""
+    between sittings leaves every cell at the same count); the rows returned are then those of the questions up to
+    `limit` (a cell may hold more, e.g. rows a preset reused from another study)."""
     if not cells:
         raise ValueError("a study needs at least one cell")
     if n <= 0 or repeats <= 0 or limit < 0:
@@ -72,8 +73,10 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
                     run(spec, cell_tasks[:k], llm, root, reasoning_llm, progress=False)
                 bar.update(1)
     frames = []
-    for (repeat, cell), (spec, _) in zip(((r, c) for r in range(repeats) for c in cells), specs):
+    for (repeat, cell), (spec, cell_tasks) in zip(((r, c) for r in range(repeats) for c in cells), specs):
         rows = load_rows([spec.path(root)])
+        if limit and len(rows):  # the questions the study has reached in every cell, so partial figures compare alike
+            rows = rows[rows["id"].isin({task.id for task in cell_tasks[:most]})]
         frames.append(rows.assign(label=cell.label, repeat=repeat, **cell.extra))
     return pd.concat(frames, ignore_index=True)
 

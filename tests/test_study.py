@@ -39,5 +39,7 @@ def test_a_staged_study_answers_up_to_its_limit_in_every_cell_and_goes_on_from_t
     assert len(asked) == 2 and first.groupby("label").size().to_dict() == {"a": 1, "b": 1}
     second = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=2)
     assert len(asked) == 4 and second.groupby("label").size().to_dict() == {"a": 2, "b": 2}
+    again = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
+    assert len(asked) == 4 and len(again) == 2  # the rows of the questions up to the limit, though more exist
     rest = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=5)
     assert len(asked) == 6 and len(rest) == 6  # a limit past n answers all n
