@@ -104,17 +104,17 @@ beyond-window: data
 	$(BIN)/extagents report results/cpu/beyond_window
 	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb -y 'method_versions: {}'
 
-# Issue 16's study (README, "The CPU study"): the cpu preset's scaling, ablation and robustness notebooks, one
-# question at a time across all their cells (sitting k answers question k of every cell that lacks it), the rows
-# committed under results/cpu/, so it resumes where it stopped, on any machine; then every notebook of the preset
-# (03_latency measures times: nothing else may run then). STUDY_LIMIT=K stops after question K.
+# Issue 16's study (results/cpu/README.md): the cpu preset's scaling, ablation and robustness notebooks, one
+# question at a time across all their cells (sitting k answers question k of every cell that lacks it; a finished
+# sitting replays in seconds), the rows committed under results/cpu/, so it resumes where it stopped, on any
+# machine. STUDY_LIMIT=K stops after question K (about 1.5 hours a question on 2 cores). Once every question is
+# answered, `make figures PRESET=cpu` runs the rest: 03_latency measures times, so nothing else may run then.
 STUDY_LIMIT ?= 30
 STUDY := 01_scaling,02_ablation,05_robustness
 study: data
 	for k in $$(seq 1 $(STUDY_LIMIT)); do \
 		$(BIN)/extagents figures --preset cpu --only $(STUDY) --limit $$k || exit 1; \
 	done
-	$(BIN)/extagents figures --preset cpu --limit $(STUDY_LIMIT)
 
 bench: data
 	$(BIN)/python benchmarks/overhead.py
