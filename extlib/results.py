@@ -25,9 +25,11 @@ from .methods import METHODS, knob_defaults
 COLUMNS = ["study", "dataset", "method", "setting", "model", "input_tokens", "window", "questions", "expected",
            "failed", "stale", "f1", "f1_low", "f1_high", "em", "calls", "prompt_tokens", "completion_tokens",
            "seconds", "cache_hits", "measures", "f1_by_id", "knobs", "options", "placement", "file"]
-# what the files of one cell share (their questions are paired): the study, the knowledge, the model, and the
-# dataset options in which files of the study differ (a robustness placement), whichever the method
-CELL = ["study", "dataset", "input_tokens", "model", "window", "placement"]
+KNOWLEDGE = ["study", "dataset", "input_tokens", "model", "window"]  # what one study's files of a length share
+# what the files of one cell share (their questions are paired): the knowledge, and the dataset options in which
+# files of the study differ (a robustness placement), whichever the method
+CELL = [*KNOWLEDGE, "placement"]
+LEAD = ("study", "setting", "placement")  # the columns a paired row takes from its reference's file
 
 
 def run_files(items: list[str | Path]) -> list[Path]:
@@ -125,8 +127,8 @@ def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.
             "measures": _extra_means(run), "f1_by_id": dict(zip(run["id"], run["f1"])), "file": file})
     out = pd.DataFrame(table, columns=COLUMNS)
     out["study"] = _studies(out["file"].tolist())
-    out["placement"] = _apart(out, ["study", "dataset", "input_tokens", "model", "window"], "options")
-    knobs = _apart(out, ["study", "dataset", "input_tokens", "model", "window", "method"], "knobs")
+    out["placement"] = _apart(out, KNOWLEDGE, "options")
+    knobs = _apart(out, [*KNOWLEDGE, "method"], "knobs")
     out["setting"] = [", ".join(label for label in pair if label) for pair in zip(knobs, out["placement"])]
     # stale rows by method, including files with no current row at all (which have no summary row)
     out.attrs["stale"] = (everything[everything["stale"]].groupby("method").size().to_dict()
@@ -184,12 +186,12 @@ def paired_differences(table: pd.DataFrame, reference: str = "extagents") -> pd.
                 continue
             diffs = np.array([ref["f1_by_id"][q] - other["f1_by_id"][q] for q in shared])
             low, high = bootstrap_interval(diffs)
-            out.append({**{c: ref[c] for c in ("study", "setting", "placement") if c in ref},
+            out.append({**{c: ref[c] for c in LEAD if c in ref},
                         "dataset": ref["dataset"], "input_tokens": ref["input_tokens"], "method": other["method"],
                         "questions": len(shared), "difference": diffs.mean(), "low": low, "high": high,
                         "wins": int((diffs > 0).sum()), "ties": int((diffs == 0).sum()),
                         "losses": int((diffs < 0).sum())})
-    return pd.DataFrame(out, columns=[*(c for c in ("study", "setting", "placement") if c in table), "dataset",
+    return pd.DataFrame(out, columns=[*(c for c in LEAD if c in table), "dataset",
                                       "input_tokens", "method", "questions", "difference", "low", "high", "wins",
                                       "ties", "losses"])
 
