@@ -97,7 +97,7 @@ def note_failures(ax: plt.Axes, summary: pd.DataFrame) -> None:
     """Say on the figure how many questions failed (they count 0) and how many each point averages."""
     failed, questions = int(summary["failed"].sum()), int(summary["questions"].max())
     ax.text(0.01, 0.01, f"{per_point(questions)}; {failed} failed (scored 0)", transform=ax.transAxes, fontsize=7,
-            color="dimgray", va="bottom", zorder=6, bbox={"facecolor": "white", "alpha": 0.8, "lw": 0, "pad": 1})
+            color="dimgray", va="bottom", zorder=6, bbox={"facecolor": "white", "alpha": 0.6, "lw": 0, "pad": 1})
 
 
 def per_point(n: int) -> str:
