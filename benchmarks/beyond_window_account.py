@@ -2,12 +2,15 @@
 holding the gold paragraphs or facts), what the seeking agents of those chunks replied (kept, dropped and why, or
 nothing), whether any kept message stated the gold answer, which message KAR read first, and what went wrong.
 
-    .venv/bin/python benchmarks/beyond_window_account.py \
+    .venv/bin/python benchmarks/beyond_window_account.py --version 3 \
         results/cpu/beyond_window/hotpotqa-longdoc/extagents__*L8192*.jsonl
 
 Classes (the first that applies): right (F1 >= 50); never extracted (no seeker reply states the answer); dropped (a
 reply stated it, every such reply was kept off the scratchpad); outranked (a kept message stated it, but the answering
 KAR step did not read it); misread (the answering step read it and answered otherwise).
+
+Only rows of one version of ExtAgents count (the code's, unless --version names another: issue 13's rows under
+results/cpu/beyond_window are version 3), each question's latest: a run file that two versions answered holds both.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from extlib.chunking import chunk_text
 from extlib.datasets import load_tasks, truncation
 from extlib.jsonl import read_jsonl
+from extlib.methods import METHODS
 from extlib.models import ensure_model
 from extlib.tokenizer import GGUFTokenizer
 
@@ -56,10 +60,10 @@ def reply_status(calls: list[dict], chunk: int | None, answers: list[str]) -> st
     return "; ".join(parts) or "not read"
 
 
-def account(path: Path) -> list[dict]:
-    rows = [r for r in read_jsonl(path) if r.get("method_version") is not None]
+def account(path: Path, version: int) -> list[dict]:
+    rows = list({r["id"]: r for r in read_jsonl(path) if r.get("method_version") == version}.values())
     if not rows:
-        raise SystemExit(f"{path}: no rows")
+        raise SystemExit(f"{path}: no rows of ExtAgents version {version} (--version picks another)")
     spec = rows[0]["spec"]
     tokenizer = GGUFTokenizer(ensure_model(spec["model"]))
     # a question's input depends only on the seed and its id, so the rows' ids rebuild exactly their tasks
@@ -105,9 +109,11 @@ def account(path: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", type=Path, help="ExtAgents run files (JSONL)")
+    parser.add_argument("--version", type=int, default=METHODS["extagents"][0].version,
+                        help="count the rows of this version of ExtAgents (default: the code's)")
     args = parser.parse_args()
     for path in args.files:
-        rows = account(path)
+        rows = account(path, args.version)
         print(f"\n### {path.parent.name}/{path.name} ({len(rows)} questions)\n")
         columns = list(rows[0])
         print("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns))
