@@ -107,8 +107,9 @@ beyond-window: data
 # Issue 16's study (results/cpu/README.md): the cpu preset's scaling, ablation and robustness notebooks, one
 # question at a time across all their cells (sitting k answers question k of every cell that lacks it; a finished
 # sitting replays in seconds), the rows committed under results/cpu/, so it resumes where it stopped, on any
-# machine. STUDY_LIMIT=K stops after question K (40 to 70 minutes a question on 2 cores, by machine). Once every question is
-# answered, `make figures PRESET=cpu` runs the rest: 03_latency measures times, so nothing else may run then.
+# machine. STUDY_LIMIT=K stops after question K (40 to 70 minutes a question on 2 cores, by machine). Once every
+# question is answered, `make figures PRESET=cpu` runs the rest: 03_latency measures times, so nothing else may
+# run then.
 STUDY_LIMIT ?= 30
 STUDY := 01_scaling,02_ablation,05_robustness
 study: data
