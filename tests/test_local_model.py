@@ -67,10 +67,12 @@ TWO_HOP_QUESTION = "In which county was the prompter Tobias Wrenfield born?"
 
 
 def test_a_two_hop_document_is_answered_in_round_two_on_the_bundled_model(tmp_path):
-    """Hop 1 (Wrenfield was born in Kettleby) is in the first chunk, hop 2 (Kettleby lies in Rutland) in the
-    third; hop 2 does not name the prompter, so its agent can state it only once GKS shows it hop 1 in round 2,
-    and KAR can answer only from both. On the default 1.5B model, 384-token chunks of a 1,100-token scene
-    (with 256-token chunks this model miscopies hop 1 as "born in the village of Wrenfield")."""
+    """Hop 1 (Wrenfield was born in the same village as Amos Pike) is in the first chunk, hop 2 (Pike was born in
+    Rutland) in the third; hop 2 does not name the prompter, so its agent can state it only once GKS shows it hop 1
+    in round 2, and KAR can answer only from both. On the default 1.5B model, 384-token chunks of a 1,100-token
+    scene; on an AVX2-only AMD EPYC it passed at 320, 384, 448 and 512. The first hop names no place, so KAR cannot
+    take it for the answer: when it read "born in the village of Kettleby", the reasoning agent on that machine
+    answered "Kettleby" in round 1 (as a county), while on an Intel Xeon it asked for a second round."""
     trace = tmp_path / "trace.json"
     result = cli("ask", "--doc", str(DATA / "two_hop_short.txt"), "--question", TWO_HOP_QUESTION, "--method",
                  "extagents", "--local-model", DEFAULT_MODEL, "--context-window", "2048", "--chunk-tokens", "384",
@@ -81,7 +83,7 @@ def test_a_two_hop_document_is_answered_in_round_two_on_the_bundled_model(tmp_pa
     assert prediction["rounds"] == 2
     seeks = [c for c in prediction["calls"] if c["role"] == "seek"]
     kept = [c for c in seeks if not c["dropped"] and c["output"].strip() != "NONE"]
-    assert any("Kettleby" in c["output"] for c in kept if c["round"] == 1)
+    assert any("Pike" in c["output"] for c in kept if c["round"] == 1)  # hop 1, the bridge to hop 2
     assert not any("Rutland" in c["output"] for c in kept if c["round"] == 1)  # a guess in round 1 is dropped
     assert any("Rutland" in c["output"] for c in kept if c["round"] == 2)  # the bridge fact, found via GKS
     assert prediction["extra"]["broadcast"][1]  # round 2 was shown round 1's messages
