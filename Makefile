@@ -39,8 +39,10 @@ setup: $(BIN)/extagents
 
 # The main job: every experiment notebook (lesson, scaling, ablation, latency, cost, robustness) executed under
 # a preset, rows under results/$(PRESET)/, executed notebooks under results/$(PRESET)/notebooks/, figures under
-# figures/$(PRESET)/. Resumable: run it again to continue. PRESET=paper runs the paper's settings on a vLLM server.
-PRESET ?= quick
+# figures/$(PRESET)/. Resumable: run it again to continue. The default, cpu, is the committed CPU study: every row is
+# in git, so it re-executes the notebooks without calling the model. PRESET=quick runs a small version of every
+# experiment from scratch; PRESET=paper runs the paper's settings on a vLLM server.
+PRESET ?= cpu
 figures: data
 	$(BIN)/extagents figures --preset $(PRESET)
 
