@@ -11,16 +11,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 from .cache import ResponseCache
-from .llm import LLMClient
+from .errors import UserError
+from .llm import LLMClient, offline_requested
 from .methods.base import WindowConfig, run_sync
-from .models import DEFAULT_MODEL, MODELS, cache_dir, ensure_model
+from .models import DEFAULT_MODEL, MODELS, cache_dir, ensure_model, get_spec
 from .serve import LocalServer
 from .tokenizer import GGUFTokenizer, Tokenizer, load_tokenizer
 
 DEFAULT_WINDOW = next(f.default for f in fields(WindowConfig) if f.name == "context_window")
 
 
-class EndpointError(ValueError):
+class EndpointError(UserError):
     """An endpoint that cannot serve the run: unreachable, a rejected key, an unknown model."""
 
 
@@ -37,12 +38,16 @@ class EngineSettings:
     concurrency: int = 4  # LLM calls in flight at once
     context_window: int = DEFAULT_WINDOW  # the local server's n_ctx
     prompt_cache_mb: int = 0  # the local server's prompt-state cache (extlib.llama_server); 0: off
+    offline: bool = False  # draw from rows on disk: no server is started and every model call is refused
 
 
 @contextlib.contextmanager
 def clients(settings: EngineSettings) -> Iterator[tuple[LLMClient, LLMClient | None]]:
     """(the main client, the reasoning agent's own client or None), with any local server started for
     them stopped on the way out."""
+    if settings.offline or offline_requested():
+        yield _offline_client(settings), None
+        return
     cache = ResponseCache(cache_dir() / "responses.sqlite") if settings.cache else None
     with contextlib.ExitStack() as stack:
         llm = _main_client(settings, stack, cache)
@@ -70,6 +75,18 @@ def _main_client(settings: EngineSettings, stack: contextlib.ExitStack, cache: R
     if settings.tokenizer:
         llm.tokenizer = load_tokenizer(settings.tokenizer)
     return llm
+
+
+def _offline_client(settings: EngineSettings) -> LLMClient:
+    """A client that names the model the rows were made with and counts tokens with its vocabulary (the draws of
+    questions need it), and refuses every call: what a committed study is drawn with."""
+    name = settings.model or settings.local_model
+    bundled = name in MODELS and not settings.base_url
+    tokenizer = (load_tokenizer(settings.tokenizer) if settings.tokenizer else
+                 GGUFTokenizer(ensure_model(name if bundled else settings.local_model)))
+    return LLMClient(settings.base_url or "http://offline.invalid/v1", name, api_key="offline", tokenizer=tokenizer,
+                     model_id=f"{name}@{get_spec(name).sha256[:16]}" if bundled else None,
+                     model_sha256=get_spec(name).sha256 if bundled else None, offline=True)
 
 
 def _remote_client(base_url: str | None, model: str | None, settings: EngineSettings, tokenizer: Tokenizer | None,

@@ -27,9 +27,11 @@ from tqdm import tqdm
 from .budget import PromptTooLong
 from .datasets import DATASETS, truncation
 from .datasets import options as dataset_options
+from .errors import ModelCallRefused, SetupError
 from .jsonl import append, open_for_append, read_jsonl
 from .llm import LLMClient
 from .methods import METHODS, knob_defaults, knob_names, knobs_for, make_method
+from .methods.base import run_sync
 from .metrics import score
 from .trace import Prediction, Task
 
@@ -94,6 +96,15 @@ def is_current(row: dict, version: int, model_sha256: str | None) -> bool:
     return row_version(row) == version and row.get("model_sha256") in (None, model_sha256)
 
 
+def newest_rows(path: Path) -> dict[str, dict]:
+    """The rows a committed study is drawn from: per question, its latest row of the newest method version in the
+    file (a rerun staged over many sittings holds the new version's first questions beside the old version's
+    complete set: the new ones are drawn, partial, never mixed with the old)."""
+    rows = read_jsonl(path)
+    newest = max((row_version(r) for r in rows), default=1)
+    return {r["id"]: r for r in rows if row_version(r) == newest}
+
+
 def current_rows(spec: RunSpec, root: Path, llm: LLMClient) -> dict[str, dict]:
     """The rows of spec's file answered by the method's current version (and these weights), by question id."""
     version = METHODS[spec.method][0].version
@@ -118,14 +129,21 @@ def run(spec: RunSpec, tasks: list[Task], llm: LLMClient, root: Path, reasoning_
             start = time.time()
             try:
                 prediction = method.run(task, llm, reasoning_llm)
-            except PromptTooLong:
-                raise  # a setting no question can run with: stop and say so
+            except (PromptTooLong, ModelCallRefused):
+                raise  # a setting no question can run with, or no model call allowed: stop and say so
             except Exception as exc:  # one question's failure must not end the run or lose its row
                 prediction = Prediction(task.id, "", 0, [], error=f"{type(exc).__name__}: {exc} "
                                         f"({traceback.format_exc(limit=2).splitlines()[-1]})")
-            attempt = done.get(task.id, {}).get("attempt", 0) + 1
-            append(sink, row(task, prediction, attempt, time.time() - start,
+            attempt = done.get(task.id, {}).get("attempt", 0)
+            server_gone = bool(prediction.error) and not run_sync(llm.reachable())
+            if server_gone:  # not the question's failure: it keeps its attempts, and the run stops here
+                prediction.error = f"the model server stopped answering: {prediction.error}"
+            append(sink, row(task, prediction, attempt + (not server_gone), time.time() - start,
                              {**header, "date": datetime.date.today().isoformat()}))
+            if server_gone:
+                raise SetupError(f"the model server at {llm.base_url} stopped answering during question {task.id} of "
+                                 f"{path.name} (its row records the failure); every answered row is kept, and the "
+                                 "same command run again starts a server and continues from this question")
     return path
 
 

@@ -2,7 +2,14 @@
 another, with the executed copies in results/<preset>/notebooks/, the rows in results/<preset>/<notebook>/ and
 the figures in figures/<preset>/. Every notebook's rows are resumable run files, so a stopped run continues
 where it stopped. Like make, a notebook whose executed copy is newer than everything it depends on (the
-notebook, the preset, the library, its rows) and ran with the same parameters is not run again.
+notebook, the preset, the library, its rows) and ran with the same parameters is not run again; an executed copy
+is written only when its notebook ran to the end, so an interrupted one never counts as up to date.
+
+A **committed** preset (one with a `committed:` block: the method versions and model its rows were made with, the
+rows in git) is drawn, never computed, unless `compute` is asked for: its notebooks get `compute=False` and
+read the rows on disk whatever the code's versions are, no server starts, and EXTAGENTS_OFFLINE=1 refuses any
+model call. Cells that are partial or of another method version than the code's are drawn with a label, and
+listed at the end with the command that computes them.
 
 A preset may name committed rows to reuse (`reuse: {<notebook>: [<dataset folder>, ...]}`, folders of run files
 as `extagents run` writes them, one per dataset): before the notebook runs, every row of such a folder whose
@@ -14,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +29,19 @@ import yaml
 from tqdm import tqdm
 
 from .engine import DEFAULT_WINDOW, EngineSettings
+from .errors import UserError
 from .experiments import read_rows
 from .jsonl import append, open_for_append
+from .methods import METHODS
 from .serve import LocalServer
+from .study import NOT_CURRENT_MIME
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness", "06_survey"]
 PRESETS = ROOT / "configs" / "presets"
 
 
-class PresetError(ValueError):
+class PresetError(UserError):
     """A preset or parameter the notebooks do not have; the message lists what they have."""
 
 
@@ -40,10 +51,15 @@ def load_preset(preset: str) -> dict[str, Any]:
         have = sorted(p.stem for p in PRESETS.glob("*.yaml"))
         raise PresetError(f"no preset {preset!r}; presets: {', '.join(have)} (files in {PRESETS})")
     config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    unknown = set(config) - {"engine", "common", "notebooks", "reuse"}
+    unknown = set(config) - {"engine", "common", "notebooks", "reuse", "committed"}
     if unknown or set(config.get("notebooks", {})) - set(NOTEBOOKS) or set(config.get("reuse", {})) - set(NOTEBOOKS):
-        raise PresetError(f"{path}: top-level keys are engine, common, notebooks, reuse; notebooks (and the keys "
-                          f"of reuse) are {NOTEBOOKS}")
+        raise PresetError(f"{path}: top-level keys are engine, common, notebooks, reuse, committed; notebooks (and the "
+                          f"keys of reuse) are {NOTEBOOKS}")
+    committed = config.get("committed")
+    if committed is not None and not (isinstance(committed, dict) and isinstance(committed.get("method_versions"), dict)
+                                      and isinstance(committed.get("model"), str)):
+        raise PresetError(f"{path}: committed records what the rows were made with: model (a bundled model's name or "
+                          "the endpoint's) and method_versions ({method: version}); got {committed!r}")
     for name, folders in config.get("reuse", {}).items():
         missing = [f for f in folders if not (ROOT / f).is_dir()] if isinstance(folders, list) else [folders]
         if missing:
@@ -68,15 +84,15 @@ def reuse_rows(source: Path, target: Path) -> int:
 
 
 def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], results: Path,
-               figures: Path, limit: int = 0) -> dict[str, Any]:
+               figures: Path, limit: int = 0, compute: bool = True) -> dict[str, Any]:
     """A notebook's parameters: the preset's engine and common settings it declares, its own settings, where its
-    rows and figures go (and `limit`, for a study notebook: the last question of every cell this sitting answers),
-    then `overrides`. A setting of its own or an override it does not declare is an error."""
+    rows and figures go, whether it may compute (and `limit`, for a study notebook: the last question of every cell
+    this sitting answers), then `overrides`. A setting of its own or an override it does not declare is an error."""
     import papermill
 
     declared = papermill.inspect_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"))
     shared = {**config.get("engine", {}), **config.get("common", {}), "results_dir": str(results / name),
-              "figure_dir": str(figures), "scaling_dir": str(results / "01_scaling")}
+              "figure_dir": str(figures), "scaling_dir": str(results / "01_scaling"), "compute": compute}
     if limit:
         shared["limit"] = limit
     own = {**config.get("notebooks", {}).get(name, {}), **overrides}
@@ -106,11 +122,12 @@ def up_to_date(target: Path, name: str, plan: dict[str, Any], preset: str, resul
 
 def render(preset: str = "quick", only: list[str] | None = None, overrides: dict[str, dict[str, Any]] | None = None,
            results_root: Path = ROOT / "results", figures_root: Path = ROOT / "figures",
-           force: bool = False, limit: int = 0) -> list[Path]:
-    """Execute the notebooks (all, or `only`) under `preset`, rows and executed copies in
-    results_root/<preset>/, figures in figures_root/<preset>/ (with `force`, also those up to date); with `limit`,
-    the study notebooks answer questions up to `limit` of every cell (a staged run: `make study`); returns the
-    executed copies."""
+           force: bool = False, limit: int = 0, compute: bool = False, out: Path | None = None) -> list[Path]:
+    """Execute the notebooks (all, or `only`) under `preset`, rows in results_root/<preset>/, executed copies in
+    results_root/<preset>/notebooks/ and figures in figures_root/<preset>/ (both under `out` instead, when given);
+    with `force`, also those up to date; with `limit`, the study notebooks answer questions up to `limit` of every
+    cell (a staged run: `make study`). A committed preset is only drawn from its rows unless `compute`; any other
+    preset computes what is missing. Returns the executed copies."""
     import papermill
 
     config = load_preset(preset)
@@ -118,35 +135,105 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     unknown = sorted(set(names) - set(NOTEBOOKS)) + sorted(set(overrides or {}) - set(NOTEBOOKS))
     if unknown:
         raise PresetError(f"no notebook {', '.join(unknown)}; notebooks: {', '.join(NOTEBOOKS)}")
-    results, figures = Path(results_root) / preset, Path(figures_root) / preset
     if not isinstance(limit, int) or limit < 0:
         raise PresetError(f"limit is the last question of every cell to answer (0: all), got {limit!r}")
-    plans = {name: parameters(name, config, (overrides or {}).get(name, {}), results, figures, limit)
-             for name in names}
-    out = results / "notebooks"
-    out.mkdir(parents=True, exist_ok=True)
-    engine = config.get("engine", {})
-    for name in set(names) & set(config.get("reuse", {})):
-        for folder in config["reuse"][name]:
-            if copied := reuse_rows(ROOT / folder, results / name / Path(folder).name):
-                print(f"{name}: {copied} rows reused from {folder}")
-    todo = [n for n in names if force or not up_to_date(out / f"{n}.ipynb", n, plans[n], preset, results)]
+    drawing = "committed" in config and not compute
+    if drawing and limit:
+        raise PresetError(f"--limit {limit} stages computing; preset {preset} is committed and drawn from its rows "
+                          "unless --compute is given")
+    results = Path(results_root) / preset
+    figures, executed = ((Path(out) / "figures", Path(out) / "notebooks") if out else
+                         (Path(figures_root) / preset, results / "notebooks"))
+    plans = {name: parameters(name, config, (overrides or {}).get(name, {}), results, figures, limit,
+                              compute=not drawing) for name in names}
+    executed.mkdir(parents=True, exist_ok=True)
+    if drawing:
+        say_versions(preset, config["committed"])
+    else:
+        for name in set(names) & set(config.get("reuse", {})):
+            for folder in config["reuse"][name]:
+                if copied := reuse_rows(ROOT / folder, results / name / Path(folder).name):
+                    print(f"{name}: {copied} rows reused from {folder}")
+    todo = [n for n in names if force or not up_to_date(executed / f"{n}.ipynb", n, plans[n], preset, results)]
     for name in sorted(set(names) - set(todo), key=names.index):
         print(f"{name}: up to date (its executed copy is newer than all it depends on); --force runs it again")
+    engine = config.get("engine", {})
     with contextlib.ExitStack() as stack:
-        if todo and not engine.get("base_url"):  # one local server for all notebooks: each reuses it
+        if drawing:
+            stack.enter_context(offline_environment())
+        elif todo and not engine.get("base_url"):  # one local server for all notebooks: each reuses it
             stack.enter_context(LocalServer(engine.get("local_model", EngineSettings.local_model),
                                             context_window=config.get("common", {}).get("window", DEFAULT_WINDOW),
                                             prompt_cache_mb=engine.get("prompt_cache_mb",
                                                                        EngineSettings.prompt_cache_mb),
                                             persistent=True))
         for name in tqdm(todo, desc=f"preset {preset}: notebooks", unit="notebook"):
-            target = out / f"{name}.ipynb"
-            try:
-                papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(target),
-                                           parameters=plans[name], cwd=str(ROOT / "notebooks"), progress_bar=True,
-                                           kernel_name="python3")
-            except papermill.PapermillExecutionError as exc:  # its rows so far are kept; a rerun continues
-                raise RuntimeError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
-                                   f"(the executed copy, with the error: {target})") from None
-    return [out / f"{name}.ipynb" for name in names]
+            execute(papermill, name, executed / f"{name}.ipynb", plans[name])
+    not_current = {name: cells for name in names if (cells := cells_not_current(executed / f"{name}.ipynb"))}
+    if not_current:
+        say_not_current(preset, not_current)
+    return [executed / f"{name}.ipynb" for name in names]
+
+
+def execute(papermill: Any, name: str, target: Path, plan: dict[str, Any]) -> None:
+    """Run notebook `name` into `target`. Papermill saves its output even when interrupted, so it writes a
+    temporary copy that replaces `target` only when the notebook ran to its end or stopped on an error in a cell
+    (that copy records the error, so it is never up to date); Ctrl-C or a crash leaves `target` as it was."""
+    running = target.with_name(f".{target.stem}.running.ipynb")
+    try:
+        papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(running), parameters=plan,
+                                   cwd=str(ROOT / "notebooks"), progress_bar=True, kernel_name="python3")
+    except papermill.PapermillExecutionError as exc:  # its rows so far are kept; a rerun continues
+        os.replace(running, target)
+        raise RuntimeError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
+                           f"(the executed copy, with the error: {target})") from None
+    except BaseException:
+        running.unlink(missing_ok=True)
+        raise
+    os.replace(running, target)
+
+
+@contextlib.contextmanager
+def offline_environment():
+    """EXTAGENTS_OFFLINE=1 for this process and the notebook kernels it starts: every model call is refused."""
+    before = os.environ.get("EXTAGENTS_OFFLINE")
+    os.environ["EXTAGENTS_OFFLINE"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["EXTAGENTS_OFFLINE"]
+        else:
+            os.environ["EXTAGENTS_OFFLINE"] = before
+
+
+def say_versions(preset: str, committed: dict[str, Any]) -> None:
+    """Say that a committed preset is drawn, and which methods the code has changed since its rows were made."""
+    changed = {m: (v, METHODS[m][0].version) for m, v in committed["method_versions"].items()
+               if m in METHODS and METHODS[m][0].version != v}
+    print(f"preset {preset}: drawing the committed rows (made with {committed['model']}); no model is called")
+    if changed:
+        print("  the code has changed since: " + ", ".join(f"{m} v{old} -> v{new}" for m, (old, new) in changed.items())
+              + "; cells of those methods are drawn from their rows and labelled")
+
+
+def cells_not_current(executed: Path) -> list[dict[str, str]]:
+    """The cells an executed notebook drew with a note (extlib.study.announce_not_current)."""
+    if not executed.exists():
+        return []
+    cells = json.loads(executed.read_text(encoding="utf-8"))["cells"]
+    return [cell for c in cells for output in c.get("outputs", [])
+            for cell in output.get("data", {}).get(NOT_CURRENT_MIME, {}).get("cells", [])]
+
+
+def say_not_current(preset: str, not_current: dict[str, list[dict[str, str]]]) -> None:
+    count = sum(map(len, not_current.values()))
+    print(f"\n{count} cell(s) were drawn from rows that are not what computing them now would give (labelled on the "
+          "figures):")
+    for name, cells in not_current.items():
+        for cell in cells[:8]:
+            print(f"  {name}/{cell['file']}: {cell['note']}")
+        if len(cells) > 8:
+            print(f"  ... and {len(cells) - 8} more of {name}")
+    print(f"compute them (hours of model calls): extagents figures --preset {preset} --compute --only "
+          f"{','.join(not_current)}")

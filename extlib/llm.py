@@ -18,6 +18,7 @@ from typing import Any
 import openai
 
 from .cache import ResponseCache, cache_key
+from .errors import ModelCallRefused
 from .tokenizer import Tokenizer
 
 RETRYABLE = (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
@@ -68,7 +69,7 @@ class LLMClient:
                  api_key: str | None = None, tokenizer: Tokenizer | None = None, concurrency: int = 4,
                  max_retries: int = 4, timeout_s: float = 600.0, temperature: float = 0.0,
                  cache: ResponseCache | None = None, extra_body: dict[str, Any] | None = None,
-                 backoff_s: float = 1.0) -> None:
+                 backoff_s: float = 1.0, offline: bool = False) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         if max_retries < 0:
@@ -84,6 +85,7 @@ class LLMClient:
         self.cache = cache
         self.extra_body = extra_body or {}
         self.backoff_s = backoff_s
+        self.offline = offline  # a client that only names the model and counts tokens: every call is refused
         # The key comes from the argument or OPENAI_API_KEY and is handed only to the openai client.
         key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
         if key is None:
@@ -118,8 +120,20 @@ class LLMClient:
         return self._loops[loop]
 
     async def list_models(self) -> list[str]:
+        refuse_offline(self.offline)
         client, _ = self._connection()
         return [m.id async for m in client.models.list()]
+
+    async def reachable(self) -> bool:
+        """Whether the endpoint answers at all (a server that died refuses the connection); any answer counts,
+        even an error status, since only a dead endpoint makes every later question fail the same way."""
+        try:
+            await self.list_models()
+        except openai.APIConnectionError:
+            return False
+        except Exception:  # an answer of any kind: the server is there
+            return True
+        return True
 
     async def complete(self, prompt: str | list[dict], max_tokens: int = 256,
                        temperature: float | None = None, stop: list[str] | None = None,
@@ -127,6 +141,7 @@ class LLMClient:
         """`stop`: generation ends before any of these strings (search agents stop after `</search>`); `seed`: the
         server's sampling seed, so repeated samples of one prompt differ from each other (and are cached apart);
         `frequency_penalty`: the OpenAI parameter against repeating tokens (long writing with a small model)."""
+        refuse_offline(self.offline)
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
         params = {"max_tokens": max_tokens,
                   "temperature": self.temperature if temperature is None else temperature,
@@ -195,6 +210,20 @@ class LLMClient:
         if self.tokenizer is None:
             raise ValueError(f"{self!r} has no tokenizer; pass tokenizer=... (see extlib.tokenizer)")
         return len(self.tokenizer.encode(text))
+
+
+def offline_requested() -> bool:
+    """Whether EXTAGENTS_OFFLINE is set (to anything but "" or "0"): `extagents figures` sets it while it draws a
+    committed study, so that no notebook can call a model or start a server, whatever its code does."""
+    return os.environ.get("EXTAGENTS_OFFLINE", "") not in ("", "0")
+
+
+def refuse_offline(offline: bool = False) -> None:
+    """Raise ModelCallRefused when this client is offline or EXTAGENTS_OFFLINE is set."""
+    if offline or offline_requested():
+        raise ModelCallRefused("a model call was asked for while drawing committed rows (no model call may happen "
+                               "then); computing is explicit: `extagents figures --preset <preset> --compute` or "
+                               "`make study`")
 
 
 def _seconds(milliseconds: Any) -> float | None:

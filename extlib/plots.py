@@ -33,15 +33,21 @@ def name(method: str) -> str:
 def mean_ci(rows: pd.DataFrame, by: list[str], value: str = "f1") -> pd.DataFrame:
     """Per group of `by`: the mean of `value` over questions with its 95% bootstrap interval, the number of
     questions and of failed ones (a failed question counts 0 in the mean). Repeated runs (a `repeat` column)
-    count once per question, with the median over the repeats (the paper reports the median of three runs)."""
+    count once per question, with the median over the repeats (the paper reports the median of three runs).
+    A group drawn from cells with a note (extlib.study.cell_note: partial, or another method version) keeps it
+    in `note`."""
+    notes = "cell_note" in rows
     if "repeat" in rows and rows["repeat"].nunique() > 1:
         rows = (rows.groupby([*by, "id"], sort=False)
-                .agg(**{value: (value, "median"), "failed": ("failed", "max")}).reset_index())
+                .agg(**{value: (value, "median"), "failed": ("failed", "max"),
+                        **({"cell_note": ("cell_note", "first")} if notes else {})}).reset_index())
     out = []
     for keys, group in rows.groupby(by, sort=True):
         low, high = bootstrap_interval(group[value].astype(float).tolist())
+        note = "; ".join(sorted({n for n in group["cell_note"] if n})) if notes else ""
         out.append({**dict(zip(by, keys if isinstance(keys, tuple) else (keys,))), "mean": group[value].mean(),
-                    "low": low, "high": high, "questions": len(group), "failed": int(group["failed"].sum())})
+                    "low": low, "high": high, "questions": len(group), "failed": int(group["failed"].sum()),
+                    "note": note})
     return pd.DataFrame(out)
 
 
@@ -58,6 +64,19 @@ def lines_with_ci(ax: plt.Axes, summary: pd.DataFrame, x: str, hue: str, scale: 
         ax.plot(group[x], scale * group["mean"], marker="o", label=name(key), color=color,
                 linestyle=(styles or {}).get(key, "-"))
         ax.fill_between(group[x], scale * group["low"], scale * group["high"], color=color, alpha=0.15, lw=0)
+        label_notes(ax, group, x, scale, color)
+
+
+def label_notes(ax: plt.Axes, summary: pd.DataFrame, x: str, scale: float = 100.0, color=None) -> None:
+    """Write each point's note (a partial cell, or one of another method version than the code's) beside it, so
+    a figure drawn from committed rows never passes such a point off as a computed one."""
+    if "note" not in summary:
+        return
+    for _, point in summary[summary["note"].fillna("").astype(bool)].iterrows():
+        ax.scatter([point[x]], [scale * point["mean"]], s=36, facecolors="white", edgecolors=color or "black",
+                   zorder=6)  # hollow: not a point computing would draw now
+        ax.annotate(point["note"], (point[x], scale * point["mean"]), textcoords="offset points", xytext=(4, -9),
+                    fontsize=6, color=color or "black", zorder=7)
 
 
 def length_axis(ax: plt.Axes, ticks: list[float], label: str = "knowledge length (x window)") -> None:

@@ -18,7 +18,7 @@ from scipy import stats
 
 from .datasets import DATASETS
 from .datasets import options as dataset_options
-from .experiments import not_default, row_version
+from .experiments import newest_rows, not_default, row_version
 from .jsonl import read_jsonl
 from .methods import METHODS, knob_defaults
 
@@ -69,15 +69,16 @@ def _latest_current_rows(path: Path, current: Mapping[str, int]) -> dict[str, di
 
 
 def load_rows(paths: list[Path], include_stale: bool = False,
-              versions: Mapping[str, int] | None = None) -> pd.DataFrame:
+              versions: Mapping[str, int] | None = None, newest: bool = False) -> pd.DataFrame:
     """Every question's latest row of every run file, one row per (file, question), with the run's settings
     as columns (dataset, method, model, input_tokens, window), the file it came from, whether it failed, and
     whether it is stale (answered by another version of its method than the code's, or than `versions` pins);
-    stale rows only with `include_stale`."""
+    stale rows only with `include_stale`. With `newest`, each file's rows of its newest version
+    (experiments.newest_rows), stale or not: what a committed study is drawn from."""
     current = {name: entry[0].version for name, entry in METHODS.items()} | check_versions(versions or {})
     records = []
     for path in paths:
-        for row in _latest_current_rows(path, current).values():
+        for row in (newest_rows(path) if newest else _latest_current_rows(path, current)).values():
             spec = row["spec"]
             version = row_version(row)
             records.append({"dataset": spec["dataset"], "method": spec["method"], "model": spec["model"],
@@ -85,7 +86,7 @@ def load_rows(paths: list[Path], include_stale: bool = False,
                             "expected": spec["n"], "file": str(path), **row, "method_version": version,
                             "failed": bool(row["error"]), "stale": version != current[spec["method"]]})
     rows = pd.DataFrame(records)
-    return rows if include_stale or rows.empty else rows[~rows["stale"]].reset_index(drop=True)
+    return rows if include_stale or newest or rows.empty else rows[~rows["stale"]].reset_index(drop=True)
 
 
 def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:

@@ -14,8 +14,10 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .datasets import load_tasks
+from .errors import UserError
 from .experiments import RunSpec, current_rows, pending, run
 from .llm import LLMClient
+from .methods import METHODS
 from .results import load_rows
 from .trace import Task
 
@@ -38,20 +40,25 @@ class Cell:
 
 def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed: int, window: int,
               repeats: int = 1, reasoning_llm: LLMClient | None = None, progress: bool = True,
-              limit: int = 0) -> pd.DataFrame:
+              limit: int = 0, compute: bool = True) -> pd.DataFrame:
     """Answer the first n questions (drawn with `seed`) of every cell, question by question across the cells,
     `repeats` times (each repeat its own run file; without the response cache, or the repeats are copies), and
     return every current row with its cell's label and extra columns and its `repeat`. With `limit`, this sitting
     answers only up to question `limit` of every cell (a staged study raises it sitting by sitting, and a stop
     between sittings leaves every cell at the same count); the rows returned are then those of the questions up to
-    `limit` (a cell may hold more, e.g. rows a preset reused from another study)."""
+    `limit` (a cell may hold more, e.g. rows a preset reused from another study).
+
+    With `compute=False` nothing is answered: every cell is drawn from the rows on disk (`newest_rows`: its newest
+    method version, however many questions it has), and a `cell_note` column labels the cells that are not what
+    computing would give (fewer questions than asked, or another method version than the code's); the cells so
+    labelled are listed (`announce_not_current`)."""
     if not cells:
-        raise ValueError("a study needs at least one cell")
+        raise UserError("a study needs at least one cell")
     if n <= 0 or repeats <= 0 or limit < 0:
-        raise ValueError(f"n and repeats must be positive and limit at least 0, got n={n}, repeats={repeats}, "
-                         f"limit={limit}")
-    if repeats > 1 and llm.cache is not None:
-        raise ValueError("repeats > 1 needs the response cache off (cache=False): cached answers would repeat")
+        raise UserError(f"n and repeats must be positive and limit at least 0, got n={n}, repeats={repeats}, "
+                        f"limit={limit}")
+    if repeats > 1 and llm.cache is not None and compute:
+        raise UserError("repeats > 1 needs the response cache off (cache=False): cached answers would repeat")
     root = Path(root)
     tasks: dict[str, list[Task]] = {}  # one draw per (dataset, length, options), shared by the cells
     specs = []
@@ -62,8 +69,28 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
                                     progress=False, **cell.options)
         specs.append((RunSpec(cell.dataset, cell.method, cell.input_tokens, n, seed, llm.model, window, cell.knobs,
                               cell.options, repeat), tasks[key]))
-    # Cells with nothing pending are left alone: a finished study redraws without reading a file per question.
     most = min(max(len(t) for t in tasks.values()), limit or n)
+    if compute:
+        _answer(specs, most, llm, root, reasoning_llm, progress)
+    frames = []
+    for (repeat, cell), (spec, cell_tasks) in zip(((r, c) for r in range(repeats) for c in cells), specs):
+        path = spec.path(root)
+        asked = {task.id for task in cell_tasks[:most]}
+        rows = load_rows([path]) if compute else load_rows([path], newest=True)
+        if len(rows):  # the questions the study has reached in every cell, so partial figures compare alike
+            rows = rows[rows["id"].isin(asked)]
+        frames.append(rows.assign(label=cell.label, repeat=repeat, **cell.extra,
+                                  cell_note=cell_note(rows, len(asked)), cell_file=str(path)))
+    rows = pd.concat(frames, ignore_index=True)
+    if not compute:
+        announce_not_current(rows, root)
+    return rows
+
+
+def _answer(specs: list[tuple[RunSpec, list[Task]]], most: int, llm: LLMClient, root: Path,
+            reasoning_llm: LLMClient | None, progress: bool) -> None:
+    """Question k of every cell before question k+1 of any; cells with nothing pending are left alone, so a
+    finished study redraws without reading a file per question."""
     unfinished = [bool(pending(cell_tasks[:most], current_rows(spec, root, llm))) for spec, cell_tasks in specs]
     with tqdm(total=most * len(specs), desc=f"{root.name}: questions x cells", unit="answer",
               disable=not progress) as bar:
@@ -72,13 +99,45 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
                 if work:
                     run(spec, cell_tasks[:k], llm, root, reasoning_llm, progress=False)
                 bar.update(1)
-    frames = []
-    for (repeat, cell), (spec, cell_tasks) in zip(((r, c) for r in range(repeats) for c in cells), specs):
-        rows = load_rows([spec.path(root)])
-        if limit and len(rows):  # the questions the study has reached in every cell, so partial figures compare alike
-            rows = rows[rows["id"].isin({task.id for task in cell_tasks[:most]})]
-        frames.append(rows.assign(label=cell.label, repeat=repeat, **cell.extra))
-    return pd.concat(frames, ignore_index=True)
+
+
+def cell_note(rows: pd.DataFrame, asked: int) -> str:
+    """How a cell drawn from its rows differs from a computed one: "12/30 questions" when fewer are answered than
+    asked, "v5, code v6" when its rows come from another version of the method than the code's ("" when neither)."""
+    notes = []
+    if len(rows) < asked:
+        notes.append(f"{len(rows)}/{asked} questions")
+    if len(rows) and rows["stale"].any():
+        notes.append(f"v{int(rows['method_version'].iloc[0])}, code v{METHODS[rows['method'].iloc[0]][0].version}")
+    return ", ".join(notes)
+
+
+def note_files(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` (of load_rows) with each run file's `cell_note` and `cell_file`, against the questions its settings
+    ask for: for tables drawn from a folder of run files rather than from a study's cells."""
+    notes = {file: cell_note(group, int(group["expected"].iloc[0])) for file, group in rows.groupby("file")}
+    return rows.assign(cell_note=rows["file"].map(notes), cell_file=rows["file"])
+
+
+NOT_CURRENT_MIME = "application/vnd.extagents.not-current+json"  # read back by extlib.figures from executed copies
+
+
+def announce_not_current(rows: pd.DataFrame, root: Path) -> None:
+    """List the cells drawn with a note (in a notebook as Markdown, and as data that `extagents figures` reads from
+    the executed copy to print the command that computes them)."""
+    noted = rows[rows["cell_note"] != ""].drop_duplicates("cell_file")
+    cells = [{"file": str(Path(f).relative_to(root)) if Path(f).is_relative_to(root) else f, "note": note}
+             for f, note in zip(noted["cell_file"], noted["cell_note"])]
+    if not cells:
+        return
+    text = (f"**Drawn from the rows on disk; {len(cells)} cell(s) are not what computing them now would give** "
+            "(their points are labelled):\n" + "\n".join(f"- `{c['file']}`: {c['note']}" for c in cells))
+    try:
+        from IPython.display import display
+
+        display({NOT_CURRENT_MIME: {"root": str(root), "cells": cells}, "text/markdown": text}, raw=True)
+    except ImportError:
+        print(text)
 
 
 def evidence_inside(meta: dict[str, Any], keep: int, truncate: str) -> float:

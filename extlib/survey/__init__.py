@@ -6,9 +6,9 @@ from .citations import CitationStats, citation_stats
 from .drafting import SurveyConfig
 from .judge import judge_pair, summarize
 from .outline import Outline, OutlineError, Section
-from .run import WRITERS, Survey, SurveyError, judge_surveys, write_survey
+from .run import WRITERS, Survey, SurveyError, judge_surveys, read_judged, read_survey, write_survey
 from .sources import Source, SourceCollection, load_sources
 
 __all__ = ["CitationStats", "Outline", "OutlineError", "Section", "Source", "SourceCollection", "Survey",
            "SurveyConfig", "SurveyError", "WRITERS", "citation_stats", "judge_pair", "judge_surveys", "load_sources",
-           "summarize", "write_survey"]
+           "read_judged", "read_survey", "summarize", "write_survey"]

@@ -23,6 +23,7 @@ from typing import Any
 from tqdm import tqdm
 
 from ..budget import PromptTooLong
+from ..errors import UserError
 from ..llm import LLMClient
 from .autosurvey import AutoSurveyWriter
 from .citations import CitationStats, citation_stats, merge_citation_runs, renumber, sentences
@@ -36,7 +37,7 @@ from .sources import Source, SourceCollection
 WRITERS = {"extagents": ExtAgentsWriter, "autosurvey": AutoSurveyWriter}
 
 
-class SurveyError(ValueError):
+class SurveyError(UserError):
     """A survey that cannot be written as asked; the message says why and what to change."""
 
 
@@ -182,6 +183,28 @@ def _finish(topic: str, system: str, collection: SourceCollection, outline: Outl
                                          "references": {n: source_id for source_id, n in numbering.items()},
                                          "sections": [d.to_dict() for d in sections]})
     return survey
+
+
+def read_survey(topic: str, system: str, out: Path, llm: LLMClient) -> Survey:
+    """The survey `write_survey` saved, read back without a model call (a committed study is drawn from it)."""
+    folder = topic_folder(out, " ".join(topic.split())) / system
+    if not (folder / "record.json").exists():
+        raise SurveyError(f"no saved {system} survey on {topic!r} in {folder}: write it first (compute=True)")
+    record = json.loads((folder / "record.json").read_text(encoding="utf-8"))
+    markdown = (folder / "survey.md").read_text(encoding="utf-8")
+    body = markdown.split("\n\n## References\n\n")[0]
+    assembly = {k: record["row"][k] for k in ("sentences repeating an earlier section", "citation marks merged")}
+    return Survey(record["row"]["topic"], system, markdown, body, folder / "survey.md",
+                  citation_stats(body, llm.count_tokens), [SectionDraft.from_dict(d) for d in record["sections"]],
+                  assembly)
+
+
+def read_judged(out: Path, topic: str) -> dict[str, dict]:
+    """The judge's summary per system that `judge_surveys` saved for `topic`, read back without a model call."""
+    path = topic_folder(out, " ".join(topic.split())) / "judge.json"
+    if not path.exists():
+        raise SurveyError(f"no saved judgement of the surveys on {topic!r} at {path}: judge them first (compute=True)")
+    return json.loads(path.read_text(encoding="utf-8"))["summary"]
 
 
 async def judge_surveys(llm: LLMClient, first: Survey, second: Survey, out: Path, samples: int,

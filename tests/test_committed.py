@@ -1,0 +1,139 @@
+"""A committed study is drawn, never computed: whatever the code's method versions, drawing reads the rows on disk,
+calls no model, labels the cells that are partial or of another version, and names the command that computes
+them; an interrupted notebook never counts as up to date."""
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from extlib.errors import ModelCallRefused
+from extlib.figures import ROOT, cells_not_current, execute, load_preset, parameters, render, up_to_date
+from extlib.methods.extagents import ExtAgents
+from extlib.study import Cell, run_study
+from extlib.testing import scripted_client
+from tests.test_study import three_questions
+
+
+def refusing_client():
+    """A scripted client whose every call fails the test: drawing must not call the model."""
+    return scripted_client(lambda p: pytest.fail(f"a model call while drawing: {p[:80]}"))
+
+
+def test_a_version_bump_draws_the_old_rows_labelled_and_calls_no_model(tmp_path, monkeypatch):
+    data = three_questions(tmp_path)
+    cells = [Cell("user", "extagents", 300, {"chunk_tokens": 120}, {"path": str(data)}),
+             Cell("user", "direct", 300, {}, {"path": str(data)})]
+    answered = run_study(cells, scripted_client(lambda p: "Light 0 is kept by Ann 0.\nAnswer: Ann 0"),
+                         tmp_path / "runs", n=3, seed=0, window=1000, progress=False)
+    assert set(answered["cell_note"]) == {""}
+    monkeypatch.setattr(ExtAgents, "version", ExtAgents.version + 1)
+    drawn = run_study(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
+                      compute=False)
+    ext = drawn[drawn.method == "extagents"]
+    assert len(ext) == 3 and ext["stale"].all()
+    assert set(ext["cell_note"]) == {f"v{ExtAgents.version - 1}, code v{ExtAgents.version}"}
+    assert set(drawn.loc[drawn.method == "direct", "cell_note"]) == {""}
+
+
+def test_a_partial_cell_is_drawn_with_its_question_count(tmp_path):
+    data = three_questions(tmp_path)
+    cells = [Cell("user", "direct", 300, {}, {"path": str(data)})]
+    run_study(cells, scripted_client(lambda p: "Ann"), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
+              limit=2)
+    drawn = run_study(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
+                      compute=False)
+    assert len(drawn) == 2 and set(drawn["cell_note"]) == {"2/3 questions"}
+
+
+def test_a_rerun_staged_over_sittings_is_drawn_from_its_new_version_only(tmp_path, monkeypatch):
+    data = three_questions(tmp_path)
+    cells = [Cell("user", "extagents", 300, {"chunk_tokens": 120}, {"path": str(data)})]
+    reply = scripted_client(lambda p: "Light 0 is kept by Ann 0.\nAnswer: Ann 0")
+    run_study(cells, reply, tmp_path / "runs", n=3, seed=0, window=1000, progress=False)
+    monkeypatch.setattr(ExtAgents, "version", ExtAgents.version + 1)
+    run_study(cells, reply, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
+    drawn = run_study(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
+                      compute=False)
+    assert len(drawn) == 1 and set(drawn["method_version"]) == {ExtAgents.version}  # never mixed with the old
+    assert set(drawn["cell_note"]) == {"1/3 questions"}
+
+
+def test_an_offline_client_refuses_every_call(monkeypatch):
+    from extlib.methods.base import run_sync
+
+    llm = scripted_client(lambda p: "Ann", offline=True)
+    with pytest.raises(ModelCallRefused, match="--compute"):
+        run_sync(llm.complete("Who?"))
+    monkeypatch.setenv("EXTAGENTS_OFFLINE", "1")
+    with pytest.raises(ModelCallRefused):
+        run_sync(scripted_client(lambda p: "Ann").complete("Who?"))
+
+
+def test_a_refused_call_stops_the_run_and_writes_no_row(tmp_path, monkeypatch):
+    from extlib.experiments import RunSpec, run
+    from extlib.trace import Task
+
+    monkeypatch.setenv("EXTAGENTS_OFFLINE", "1")
+    spec = RunSpec("toy", "direct", 300, 1, 0, "scripted", 1000)
+    with pytest.raises(ModelCallRefused):
+        run(spec, [Task("q0", "Who?", "Ann keeps it. " * 10, ["Ann"])], scripted_client(lambda p: "Ann"),
+            tmp_path, progress=False)
+    assert not spec.path(tmp_path).exists() or not spec.path(tmp_path).read_text()
+
+
+def test_the_cpu_preset_is_committed_and_drawn_unless_compute_is_asked_for(tmp_path):
+    config = load_preset("cpu")
+    assert config["committed"]["model"] == "qwen2.5-1.5b"
+    drawn = parameters("02_ablation", config, {}, tmp_path / "results", tmp_path / "figures", compute=False)
+    assert drawn["compute"] is False
+    assert "compute" not in parameters("04_cost", config, {}, tmp_path, tmp_path)  # it never computes
+    with pytest.raises(ValueError, match="--compute"):
+        render("cpu", only=["02_ablation"], limit=3, out=tmp_path)
+
+
+def test_an_interrupted_notebook_leaves_no_executed_copy_to_count_as_up_to_date(tmp_path):
+    class Interrupted:
+        PapermillExecutionError = RuntimeError
+
+        @staticmethod
+        def execute_notebook(source, output, **_):
+            Path(output).write_text(json.dumps({"cells": [], "metadata": {"papermill": {"parameters": {}}}}))
+            raise KeyboardInterrupt
+
+    target = tmp_path / "notebooks" / "04_cost.ipynb"
+    target.parent.mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        execute(Interrupted, "04_cost", target, {})
+    assert not target.exists() and not list(target.parent.iterdir())
+    assert not up_to_date(target, "04_cost", {}, "cpu", tmp_path)
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.local_model  # the draws of questions count tokens with the bundled model's vocabulary
+def test_drawing_the_committed_ablation_with_rows_the_code_would_answer_anew(tmp_path, capsys):
+    """The committed ablation's rows, copied, with one cell made partial and every row made an older version than
+    the code's: the notebook draws them (no server, EXTAGENTS_OFFLINE in the kernel), labels them, changes no row,
+    and the command lists the cells with the one command that computes them."""
+    rows = tmp_path / "results" / "cpu" / "02_ablation"
+    shutil.copytree(ROOT / "results" / "cpu" / "02_ablation", rows)
+    files = sorted(rows.rglob("*.jsonl"))
+    for i, file in enumerate(files):
+        lines = [json.loads(line) for line in file.read_text().splitlines()]
+        lines = lines[:12] if i == 0 else lines
+        file.write_text("".join(json.dumps({**r, "method_version": r["method_version"] - 1}) + "\n" for r in lines))
+    before = digest(rows)
+    executed = render("cpu", only=["02_ablation"], results_root=tmp_path / "results", out=tmp_path / "drawn")
+    assert digest(rows) == before
+    assert (tmp_path / "drawn" / "figures" / "ablation.png").stat().st_size > 10_000
+    noted = cells_not_current(executed[0])
+    assert len(noted) == len(files) and any("/30 questions" in c["note"] for c in noted)
+    assert all(f"code v{ExtAgents.version}" in c["note"] for c in noted)
+    printed = capsys.readouterr().out
+    assert "no model is called" in printed and "extagents figures --preset cpu --compute --only 02_ablation" in printed
