@@ -40,15 +40,19 @@ setup: $(BIN)/extagents
 # The main job: every experiment notebook (lesson, scaling, ablation, latency, cost, robustness) executed under
 # a preset, rows under results/$(PRESET)/, executed notebooks under results/$(PRESET)/notebooks/, figures under
 # figures/$(PRESET)/. Resumable: run it again to continue. The default, cpu, is the committed CPU study: every row is
-# in git, so it re-executes the notebooks without calling the model. PRESET=quick runs a small version of every
-# experiment from scratch; PRESET=paper runs the paper's settings on a vLLM server.
+# in git, and a committed preset is only drawn (no model call, whatever the code's method versions; cells the code
+# would now answer differently are labelled and listed with the command that computes them). PRESET=quick runs a
+# small version of every experiment from scratch; PRESET=paper runs the paper's settings on a vLLM server.
+# FIGURES_FLAGS passes more flags, e.g. "--force --out /tmp/redraw" (what CI checks).
 PRESET ?= cpu
+FIGURES_FLAGS ?=
 figures: data
-	$(BIN)/extagents figures --preset $(PRESET)
+	$(BIN)/extagents figures --preset $(PRESET) $(FIGURES_FLAGS)
 
-# JupyterLab on the notebooks: every notebook also runs cell by cell with its defaults.
+# JupyterLab on the notebooks: every notebook also runs cell by cell with its defaults. It runs as root too (as in
+# a container); on a machine without a display it opens no browser and prints the URL (with its token) to open.
 lab: data
-	cd notebooks && ../$(BIN)/jupyter lab
+	$(BIN)/python -m extlib.lab
 
 # The two-hop demo: ExtAgents and Direct Input on the bundled 56k-token document, 1.5B model, 8k window.
 demo: setup
@@ -110,13 +114,13 @@ beyond-window: data
 # question at a time across all their cells (sitting k answers question k of every cell that lacks it; a finished
 # sitting replays in seconds), the rows committed under results/cpu/, so it resumes where it stopped, on any
 # machine. STUDY_LIMIT=K stops after question K (40 to 70 minutes a question on 2 cores, by machine). Once every
-# question is answered, `make figures PRESET=cpu` runs the rest: 03_latency measures times, so nothing else may
-# run then.
+# question is answered, `extagents figures --preset cpu --compute` runs the rest: 03_latency measures times, so
+# nothing else may run then. Computing is always this explicit: `make figures` only draws the committed rows.
 STUDY_LIMIT ?= 30
 STUDY := 01_scaling,02_ablation,05_robustness
 study: data
 	for k in $$(seq 1 $(STUDY_LIMIT)); do \
-		$(BIN)/extagents figures --preset cpu --only $(STUDY) --limit $$k || exit 1; \
+		$(BIN)/extagents figures --preset cpu --compute --only $(STUDY) --limit $$k || exit 1; \
 	done
 
 bench: data
