@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from .errors import UserError
+
 T = TypeVar("T")
 
 # Chat templates add a system prompt and role markers around our text (~30 tokens for Qwen2.5).
 CHAT_OVERHEAD_TOKENS = 64
 
 
-class PromptTooLong(ValueError):
+class PromptTooLong(UserError):
     """The fixed part of a prompt (question, chunk, template) cannot fit the context window."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from array import array
 
+from .errors import UserError
 from .tokenizer import Tokenizer
 
 TRUNCATE_SIDES = ("front", "middle")
@@ -34,9 +35,9 @@ def truncate_ids(ids: array, max_tokens: int, side: str = "middle", tokenizer: T
     last halves and cuts the middle (InfiniteBench's convention for books). Given the tokenizer, cuts move
     (by at most 3 tokens, keeping fewer) off the inside of a character split across tokens."""
     if side not in TRUNCATE_SIDES:
-        raise ValueError(f"truncate side must be one of {TRUNCATE_SIDES}, got {side!r}")
+        raise UserError(f"truncate side must be one of {TRUNCATE_SIDES}, got {side!r}")
     if max_tokens <= 0:
-        raise ValueError(f"input length must be positive, got {max_tokens}")
+        raise UserError(f"input length must be positive, got {max_tokens}")
     if len(ids) <= max_tokens:
         return ids
 
@@ -85,9 +86,9 @@ def decode_span(tokenizer: Tokenizer, ids: array, start: int, end: int) -> str:
 def fixed_chunks(tokenizer: Tokenizer, ids: array, chunk_tokens: int, overlap: int = 0) -> list[str]:
     """The paper's chunking: consecutive pieces of chunk_tokens tokens (the last may be shorter)."""
     if chunk_tokens <= 0:
-        raise ValueError(f"chunk_tokens must be positive, got {chunk_tokens}")
+        raise UserError(f"chunk_tokens must be positive, got {chunk_tokens}")
     if not 0 <= overlap < chunk_tokens:
-        raise ValueError(f"overlap must be in [0, chunk_tokens), got {overlap}")
+        raise UserError(f"overlap must be in [0, chunk_tokens), got {overlap}")
     step = chunk_tokens - overlap
     starts = range(0, max(len(ids) - overlap, 1), step)
     return [decode_span(tokenizer, ids, s, min(s + chunk_tokens, len(ids))) for s in starts if s < len(ids)]
@@ -126,7 +127,7 @@ def chunk_text(text: str, tokenizer: Tokenizer, chunk_tokens: int, input_tokens:
         ids = truncate_ids(ids, input_tokens, truncate, tokenizer)
     if paragraphs:
         if overlap:
-            raise ValueError("overlap applies to fixed-size chunks only; drop --overlap or --paragraphs")
+            raise UserError("overlap applies to fixed-size chunks only; drop --overlap or --paragraphs")
         return paragraph_chunks(tokenizer, decode_span(tokenizer, ids, 0, len(ids)), chunk_tokens)
     return fixed_chunks(tokenizer, ids, chunk_tokens, overlap)
 

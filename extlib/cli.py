@@ -2,8 +2,9 @@
 the shell, on the bundled model or any OpenAI-compatible endpoint; the benchmarks offline; experiments into run
 files and one table; surveys written from a source collection and judged. This module only parses and
 dispatches: method knobs become flags from the methods' configuration classes (each default written once,
-there), `run --config FILE.yaml` reads an experiment's settings from a checked-in file, and bad input ends with
-one clear line on stderr and exit code 2."""
+there), `run --config FILE.yaml` reads an experiment's settings from a checked-in file, and input the user can fix
+(or a machine to set up, or a model call that failed for good) ends with one clear line on stderr and exit code 2;
+any other exception is a bug and shows its traceback."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import argparse
 import contextlib
 import json
 import signal
-import sqlite3
 import sys
 import typing
 from dataclasses import asdict, replace
@@ -22,6 +22,7 @@ from .datasets import DATASETS, check_options, load_tasks, prepare, read_ids
 from .datasets import options as dataset_options
 from .documents import read_document
 from .engine import DEFAULT_WINDOW, EngineSettings, clients
+from .errors import ModelCallRefused, SetupError, UserError
 from .experiments import RunSpec
 from .experiments import run as run_experiment
 from .infbench_plus import build as infbench_plus_build
@@ -32,10 +33,6 @@ from .models import DEFAULT_MODEL, MODELS, ensure_model
 from .serve import LocalServer
 from .survey import WRITERS, SurveyConfig
 from .trace import LANGS, Prediction, Task
-
-
-class UserError(Exception):
-    """Input the user can fix; printed without a traceback."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -108,6 +105,14 @@ def build_parser() -> Parser:
     figures.add_argument("--set", action="append", default=[], metavar="NOTEBOOK.KEY=VALUE",
                          help="override a notebook parameter, e.g. 01_scaling.n=5 (repeatable)")
     figures.add_argument("--force", action="store_true", help="run notebooks that are up to date too")
+    figures.add_argument("--compute", action="store_true",
+                         help="compute missing or stale rows with the model; without it a committed preset "
+                              "(configs/presets/*.yaml with a `committed:` block, e.g. cpu) is only drawn from its "
+                              "rows, with no model call")
+    figures.add_argument("--out", metavar="DIR",
+                         help="write the executed notebooks and figures under DIR instead of "
+                              "results/<preset>/notebooks and figures/<preset>; the rows are still read from "
+                              "results/<preset>")
     figures.add_argument("--limit", type=int, default=0, metavar="K",
                          help="the study notebooks answer questions up to K of every cell this sitting (0: all n); "
                               "a staged study raises K sitting by sitting (make study)")
@@ -199,6 +204,19 @@ def _key_values(pairs: list[str], flag: str) -> dict:
     return out
 
 
+def _output_file(path: str, flag: str) -> Path:
+    """`path` with its folder made before any work, as the run files' folders are: a file the user named must not
+    fail only after the model has answered, nor with a traceback."""
+    out = Path(path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{flag} {path}: cannot make its folder ({exc.strerror})") from exc
+    if out.is_dir():
+        raise UserError(f"{flag} {path} is a folder; name a file")
+    return out
+
+
 def _method_names(text: str | None, allow_all: bool) -> list[str]:
     if text == "all" and allow_all:
         return list(METHODS)
@@ -226,13 +244,14 @@ def ask(args: argparse.Namespace) -> int:
     names = _method_names(args.method, allow_all=False)
     methods = [make_method(name, progress=True, **knobs) for name, knobs in knobs_for(names, given_knobs(args)).items()]
     task = Task(id="ask", question=args.question.strip(), knowledge=text, lang=args.lang)
+    trace = _output_file(args.trace, "--trace") if args.trace else None
     with clients(_engine(args)) as (llm, reasoner):
         predictions = {m.name: m.run(task, llm, reasoner) for m in methods}
-    if args.trace:
-        Path(args.trace).write_text(json.dumps({"question": task.question, "document": args.doc,
-                                                "model": llm.model, "base_url": llm.base_url,
-                                                "predictions": {k: p.to_dict() for k, p in predictions.items()}},
-                                               ensure_ascii=False, indent=1))
+    if trace:
+        trace.write_text(json.dumps({"question": task.question, "document": args.doc,
+                                     "model": llm.model, "base_url": llm.base_url,
+                                     "predictions": {k: p.to_dict() for k, p in predictions.items()}},
+                                    ensure_ascii=False, indent=1))
     if args.json:
         print(json.dumps({k: {"answer": p.answer, "rounds": p.rounds, "error": p.error, "usage": p.usage}
                           for k, p in predictions.items()}, ensure_ascii=False, indent=1))
@@ -255,7 +274,8 @@ def data(args: argparse.Namespace) -> int:
             print(f"data/{part}: {size / 1e6:.1f} MB")
         return 0
     tasks = _load(args)
-    with open(args.out, "w", encoding="utf-8") if args.out else contextlib.nullcontext() as sink:
+    out = _output_file(args.out, "--out") if args.out else None
+    with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext() as sink:
         for task in tasks:
             gold = task.meta.get("gold", [])
             print(f"{task.id}  [{task.lang}, {task.meta.get('input_tokens')} tokens]  {task.question}\n"
@@ -325,7 +345,8 @@ def figures(args: argparse.Namespace) -> int:
             raise UserError(f"--set {notebook}: write NOTEBOOK.KEY=VALUE, e.g. 01_scaling.n=5")
         overrides.setdefault(notebook, {}).update(values)
     only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
-    for path in render(args.preset, only, overrides, force=args.force, limit=args.limit):
+    for path in render(args.preset, only, overrides, force=args.force, limit=args.limit, compute=args.compute,
+                       out=Path(args.out) if args.out else None):
         print(f"executed copy: {path}")
     return 0
 
@@ -408,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise UserError(f"--config {args.config}: {exc}") from None
             args = parser.parse_args(["run", *from_file, *argv[1:]])  # flags given here come last and win
         return dispatch(args)
-    except (UserError, ValueError, LLMError, RuntimeError, OSError, sqlite3.Error) as exc:
+    except (UserError, SetupError, ModelCallRefused, LLMError) as exc:
         print(f"extagents: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

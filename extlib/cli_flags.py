@@ -12,11 +12,12 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from .errors import UserError
 from .methods import METHODS, knob_names
 from .methods.base import knob_types
 
 
-class SettingsError(ValueError):
+class SettingsError(UserError):
     """A setting the user can fix; the message names it."""
 
 

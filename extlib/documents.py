@@ -1,12 +1,15 @@
-"""Reading a user's document: a UTF-8 text file or stdin, with a clear error for anything else."""
+"""Reading a user's document: a UTF-8 text file or stdin, with a clear error for anything else; and the error for
+any file a user named that is not there."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+from .errors import MissingFile, UserError
 
-class DocumentError(ValueError):
+
+class DocumentError(UserError):
     """A document that cannot be read as text; the message says how to fix it."""
 
 
@@ -18,10 +21,13 @@ def read_document(path: str) -> str:
     else:
         file = Path(path)
         if not file.exists():
-            raise DocumentError(f"document not found: {path}")
+            raise MissingFile(f"document not found: {path}")
         if not file.is_file():
             raise DocumentError(f"not a regular file: {path}")
-        data = file.read_bytes()
+        try:
+            data = file.read_bytes()
+        except OSError as exc:  # no read permission, say
+            raise DocumentError(f"cannot read {path}: {exc.strerror}") from exc
         where = path
     if not data.strip():
         raise DocumentError(f"the document is empty: {where}")

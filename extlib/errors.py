@@ -8,6 +8,11 @@ class UserError(ValueError):
     """Input the user can fix (a setting, a parameter, a file, a preset); the message says what and how."""
 
 
+class MissingFile(UserError, FileNotFoundError):
+    """A file the user named (a document, an ids file, a tokenizer, a dataset file) is not there. Still a
+    FileNotFoundError, the type `open` raises, so callers that catch missing files go on catching it."""
+
+
 class SetupError(RuntimeError):
     """The machine, not the input: a download, a hash, a server that would not start; the message says what to do."""
 

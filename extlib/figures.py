@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,10 @@ import yaml
 from tqdm import tqdm
 
 from .engine import DEFAULT_WINDOW, EngineSettings
-from .errors import UserError
+from .errors import ModelCallRefused, SetupError, UserError
 from .experiments import read_rows
 from .jsonl import append, open_for_append
+from .llm import LLMError
 from .methods import METHODS
 from .serve import LocalServer
 from .study import NOT_CURRENT_MIME
@@ -185,12 +187,28 @@ def execute(papermill: Any, name: str, target: Path, plan: dict[str, Any]) -> No
                                    cwd=str(ROOT / "notebooks"), progress_bar=True, kernel_name="python3")
     except papermill.PapermillExecutionError as exc:  # its rows so far are kept; a rerun continues
         os.replace(running, target)
-        raise RuntimeError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
-                           f"(the executed copy, with the error: {target})") from None
+        where = f"notebook {name} stopped in cell {exc.exec_count}: {exc.ename}: {exc.evalue} (the executed copy, " \
+                f"with the error: {target})"
+        actionable = next((kind for kind in (UserError, SetupError, ModelCallRefused, LLMError)
+                           if exc.ename in _names(kind)), None)
+        if actionable is LLMError:
+            raise SetupError(where) from None
+        if actionable:  # one clear line, as the same error raised here would give
+            raise actionable(where) from None
+        raise RuntimeError(f"{where}\n{strip_ansi(''.join(exc.traceback))}") from None  # a bug: its traceback
     except BaseException:
         running.unlink(missing_ok=True)
         raise
     os.replace(running, target)
+
+
+def _names(kind: type) -> set[str]:
+    """The names of `kind` and its subclasses: a notebook's error arrives as its class name only."""
+    return {kind.__name__} | {name for sub in kind.__subclasses__() for name in _names(sub)}
+
+
+def strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 @contextlib.contextmanager

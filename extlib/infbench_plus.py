@@ -23,6 +23,7 @@ from tqdm import tqdm
 from .budget import CHAT_OVERHEAD_TOKENS, require_fit
 from .calls import call
 from .chunking import encode_long, fixed_chunks
+from .errors import UserError
 from .fan_out import fan_out
 from .grounding import grounding
 from .jsonl import append, open_for_append, read_jsonl
@@ -95,7 +96,7 @@ def build(tasks: list[Task], llm: LLMClient, out: str | Path, segment_tokens: in
 
     out = Path(out)
     if segment_tokens <= 0:
-        raise ValueError(f"segment_tokens must be positive, got {segment_tokens}")
+        raise UserError(f"segment_tokens must be positive, got {segment_tokens}")
     log = out.with_suffix(".log.jsonl")
     settings = {"segment_tokens": segment_tokens, "model": llm.model, "verify": verify}
     done = {record["id"]: record for record in read_jsonl(log)  # verdicts made with other settings do not count

@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import LinearRegression
 
+from .errors import UserError
+
 PARALLEL_ROLES = ("seek", "rate")  # independent within a round; every other role runs in turn
 
 
@@ -53,7 +55,7 @@ class CallCostModel:
     def __init__(self, calls: pd.DataFrame) -> None:
         served = calls[(calls.error.isna()) & (~calls.cache_hit)]
         if len(served) < 3:
-            raise ValueError(f"need at least 3 measured calls to fit a cost model, got {len(served)}")
+            raise UserError(f"need at least 3 measured calls to fit a cost model, got {len(served)}")
         self.fit = LinearRegression(positive=True).fit(served[["prompt_tokens", "completion_tokens"]],
                                                        served.end - served.start)
         self.r2 = float(self.fit.score(served[["prompt_tokens", "completion_tokens"]], served.end - served.start))

@@ -18,7 +18,7 @@ from typing import Any
 import openai
 
 from .cache import ResponseCache, cache_key
-from .errors import ModelCallRefused
+from .errors import ModelCallRefused, UserError
 from .tokenizer import Tokenizer
 
 RETRYABLE = (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
@@ -71,9 +71,9 @@ class LLMClient:
                  cache: ResponseCache | None = None, extra_body: dict[str, Any] | None = None,
                  backoff_s: float = 1.0, offline: bool = False) -> None:
         if concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+            raise UserError(f"concurrency must be >= 1, got {concurrency}")
         if max_retries < 0:
-            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+            raise UserError(f"max_retries must be >= 0, got {max_retries}")
         self.base_url = base_url
         self.model = model
         self.model_id = model_id or f"{model}@{base_url or 'openai'}"
@@ -89,7 +89,7 @@ class LLMClient:
         # The key comes from the argument or OPENAI_API_KEY and is handed only to the openai client.
         key = api_key or os.environ.get("OPENAI_API_KEY") or ("none" if base_url else None)
         if key is None:
-            raise ValueError("no API key: set OPENAI_API_KEY, or pass --base-url for a local server")
+            raise UserError("no API key: set OPENAI_API_KEY, or pass --base-url for a local server")
         self._connect = lambda: openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0,
                                                    timeout=timeout_s)
         self._client: Any = None  # a fixed backend (tests); otherwise one openai client per event loop
@@ -98,7 +98,7 @@ class LLMClient:
     def with_concurrency(self, concurrency: int) -> LLMClient:
         """The same endpoint, model, cache and tokenizer with another bound on calls in flight."""
         if concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+            raise UserError(f"concurrency must be >= 1, got {concurrency}")
         clone = copy.copy(self)
         clone.concurrency = concurrency
         clone._loops = weakref.WeakKeyDictionary()

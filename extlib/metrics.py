@@ -16,6 +16,8 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from .errors import UserError
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _ASCII_PUNCT = set(string.punctuation)
 _ZH_PUNCT = _ASCII_PUNCT | set(
@@ -65,9 +67,9 @@ METRICS = ("hotpotqa", "en", "zh")
 def score(prediction: str, golds: list[str], metric: str) -> dict[str, float]:
     """F1 (and EM) of one answer against its gold answers, max over golds, by the named official rules."""
     if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; choose one of {METRICS}")
+        raise UserError(f"unknown metric {metric!r}; choose one of {METRICS}")
     if not golds:
-        raise ValueError("no gold answers to score against")
+        raise UserError("no gold answers to score against")
     if metric == "hotpotqa":
         return {"f1": max(hotpot_f1(prediction, g) for g in golds),
                 "em": max(hotpot_em(prediction, g) for g in golds)}
@@ -82,7 +84,7 @@ def score_rows(predictions: Mapping[str, str | None], golds: Mapping[str, list[s
     question) scores 0 and is counted as missing; a prediction for an unknown id is an error."""
     unknown = set(predictions) - set(golds)
     if unknown:
-        raise ValueError(f"{len(unknown)} prediction(s) for ids not in the gold set, e.g. {sorted(unknown)[:3]}")
+        raise UserError(f"{len(unknown)} prediction(s) for ids not in the gold set, e.g. {sorted(unknown)[:3]}")
     rows = {}
     for task_id, answers in golds.items():
         prediction = predictions.get(task_id)

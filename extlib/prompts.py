@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .errors import UserError
+
 
 @dataclass(frozen=True)
 class PromptSet:
@@ -122,17 +124,17 @@ def get_prompts(prompt_set: str, variant: str, layout: str = "facts-first") -> P
     """variant: `en`, `zh` or `hotpotqa` (the paper's HotpotQA extraction wording); layout (small set only):
     where a later round's seeking prompt puts the agent's chunk, after the facts found so far or first."""
     if prompt_set not in PROMPT_SETS:
-        raise ValueError(f"unknown prompt set {prompt_set!r}; choose one of {list(PROMPT_SETS)}")
+        raise UserError(f"unknown prompt set {prompt_set!r}; choose one of {list(PROMPT_SETS)}")
     if variant not in PROMPT_SETS[prompt_set]:
-        raise ValueError(f"unknown prompt variant {variant!r}; choose one of {list(PROMPT_SETS[prompt_set])}")
+        raise UserError(f"unknown prompt variant {variant!r}; choose one of {list(PROMPT_SETS[prompt_set])}")
     if layout not in LAYOUTS:
-        raise ValueError(f"unknown layout {layout!r}; choose one of {list(LAYOUTS)}")
+        raise UserError(f"unknown layout {layout!r}; choose one of {list(LAYOUTS)}")
     prompts = PROMPT_SETS[prompt_set][variant]
     if layout == "facts-first":
         return prompts
     if prompt_set != "small":
-        raise ValueError(f"layout {layout!r} is a variant of the small prompt set; the {prompt_set!r} prompts keep "
-                         "their own layout")
+        raise UserError(f"layout {layout!r} is a variant of the small prompt set; the {prompt_set!r} prompts keep "
+                        "their own layout")
     return replace(prompts, seek_next=_CHUNK_FIRST_NEXT["zh" if variant == "zh" else "en"])
 
 

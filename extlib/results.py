@@ -18,6 +18,7 @@ from scipy import stats
 
 from .datasets import DATASETS
 from .datasets import options as dataset_options
+from .errors import MissingFile, UserError
 from .experiments import newest_rows, not_default, row_version
 from .jsonl import read_jsonl
 from .methods import METHODS, knob_defaults
@@ -41,7 +42,7 @@ def run_files(items: list[str | Path]) -> list[Path]:
         elif item.is_file():
             paths.append(item)
         else:
-            raise FileNotFoundError(f"no such run file or folder: {item}")
+            raise MissingFile(f"no such run file or folder: {item}")
     return paths
 
 
@@ -49,11 +50,11 @@ def check_versions(versions: Mapping[str, int]) -> dict[str, int]:
     """Pinned method versions, checked: known methods, versions from 1 to the code's."""
     for method, version in versions.items():
         if method not in METHODS:
-            raise ValueError(f"cannot pin the version of {method!r}: no such method; choose from {', '.join(METHODS)}")
+            raise UserError(f"cannot pin the version of {method!r}: no such method; choose from {', '.join(METHODS)}")
         code = METHODS[method][0].version
         if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= code:
-            raise ValueError(f"cannot pin {method} to version {version!r}: a whole number from 1 to {code} "
-                             "(the code's version)")
+            raise UserError(f"cannot pin {method} to version {version!r}: a whole number from 1 to {code} "
+                            "(the code's version)")
     return dict(versions)
 
 

@@ -3,6 +3,9 @@
 A server we start is ours to stop (on exit, Ctrl-C, an error, or our own death: the kernel signals it
 when its parent dies). A healthy server that `extagents serve` keeps for the same model and window is
 reused and left running; servers of other runs are never reused, since their owner may stop them.
+
+Every server started writes its own config and log, named with its port, so two servers of one model and window
+never mix their lines; a config goes with its server, the newest logs of a model stay for diagnosis.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ import time
 import urllib.request
 from pathlib import Path
 
-from .llm import LLMClient
+from .errors import ModelCallRefused, SetupError, UserError
+from .llm import LLMClient, offline_requested
 from .models import DEFAULT_MODEL, cache_dir, ensure_model, get_spec
 from .tokenizer import GGUFTokenizer
 
 START_TIMEOUT_S = 300
+LOGS_KEPT = 20  # per model, in cache_dir()/servers
 
 
 def _free_port() -> int:
@@ -47,6 +52,16 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 
+def _prune_logs(folder: Path, model: str, keep: int) -> None:
+    """Only the `keep` newest server logs of `model` stay: every start writes a new one."""
+    logs = []
+    for log in folder.glob(f"{model}-ctx*-port*.log"):
+        with contextlib.suppress(FileNotFoundError):  # another start pruning at the same time
+            logs.append((log.stat().st_mtime, log))
+    for _, old in sorted(logs, reverse=True)[keep:]:
+        old.unlink(missing_ok=True)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -62,9 +77,9 @@ class LocalServer:
                  progress: bool = True, persistent: bool = False, prompt_cache_mb: int = 0) -> None:
         get_spec(model)
         if context_window < 512:
-            raise ValueError(f"context_window={context_window} is too small for the server; use >= 512")
+            raise UserError(f"context_window={context_window} is too small for the server; use >= 512")
         if prompt_cache_mb < 0:
-            raise ValueError(f"prompt_cache_mb={prompt_cache_mb} must be >= 0 (0: no prompt-state cache)")
+            raise UserError(f"prompt_cache_mb={prompt_cache_mb} must be >= 0 (0: no prompt-state cache)")
         self.model = model
         self.context_window = context_window
         self.threads = threads or os.cpu_count() or 1
@@ -77,7 +92,9 @@ class LocalServer:
         self.port: int | None = None
         self.model_path: Path | None = None
         cache = f"-cache{prompt_cache_mb}mb" if prompt_cache_mb else ""
-        self._record = cache_dir() / "servers" / f"{model}-ctx{context_window}{cache}.json"  # and its .log
+        # one per model and window: how `extagents serve` announces its server for reuse
+        self._record = cache_dir() / "servers" / f"{model}-ctx{context_window}{cache}.json"
+        self._config: Path | None = None  # the config of the server we started, removed when it stops
 
     @property
     def base_url(self) -> str:
@@ -90,11 +107,23 @@ class LocalServer:
         """Cache identity: the weights' hash, so a restarted server on another port hits the same cache."""
         return f"{self.model}@{get_spec(self.model).sha256[:16]}"
 
+    def server_files(self, port: int) -> tuple[Path, Path]:
+        """(config, log) of this model and window's server on `port`: each server its own pair."""
+        stem = self._record.name.removesuffix(".json")
+        return (self._record.with_name(f"{stem}-port{port}.config.json"),
+                self._record.with_name(f"{stem}-port{port}.log"))
+
     def start(self) -> LocalServer:
+        if offline_requested():
+            raise ModelCallRefused(f"a llama.cpp server for {self.model} was asked for while EXTAGENTS_OFFLINE is "
+                                   "set: no model may be served or called then, and drawing committed rows never "
+                                   "starts a server; computing is explicit: `extagents figures --preset <preset> "
+                                   "--compute` or `make study`")
         self.model_path = ensure_model(self.model, progress=self.progress)
         if self._reuse():
             return self
         self._record.parent.mkdir(parents=True, exist_ok=True)
+        _prune_logs(self._record.parent, self.model, LOGS_KEPT - 1)  # and this start's log makes LOGS_KEPT
         self.port = _free_port()
         config = {
             "host": "127.0.0.1",
@@ -114,9 +143,9 @@ class LocalServer:
                 "cache_size": self.prompt_cache_mb << 20,
             }],
         }
-        config_path = self._record.with_suffix(".config.json")
+        config_path, log_path = self.server_files(self.port)
         config_path.write_text(json.dumps(config))
-        log_path = self._record.with_suffix(".log")
+        self._config = config_path
         if self.progress:
             print(f"starting llama.cpp server for {self.model} on 127.0.0.1:{self.port} (log: {log_path})",
                   file=sys.stderr)
@@ -155,12 +184,12 @@ class LocalServer:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 tail = log_path.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"llama.cpp server exited with code {self.process.returncode}:\n{tail}")
+                raise SetupError(f"llama.cpp server exited with code {self.process.returncode}:\n{tail}")
             if _healthy(self.base_url):
                 return
             time.sleep(0.5)
         self.stop()
-        raise RuntimeError(f"llama.cpp server did not become healthy within {START_TIMEOUT_S}s; see {log_path}")
+        raise SetupError(f"llama.cpp server did not become healthy within {START_TIMEOUT_S}s; see {log_path}")
 
     def stop(self) -> None:
         if self.process is None:
@@ -174,6 +203,8 @@ class LocalServer:
                 self.process.wait()
         if self.persistent:  # the record is only ever ours when we announced the server
             self._record.unlink(missing_ok=True)
+        self._config.unlink(missing_ok=True)
+        self._config = None
         self.process = None
         atexit.unregister(self.stop)
 

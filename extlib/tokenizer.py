@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
+from .errors import MissingFile, UserError
+
 
 @contextlib.contextmanager
 def _quiet_stderr() -> Iterator[None]:
@@ -134,17 +136,19 @@ def load_tokenizer(spec: str) -> Tokenizer:
     """`gguf:PATH`, `hf:PATH/tokenizer.json` or `tiktoken:ENCODING`."""
     kind, _, arg = spec.partition(":")
     if not arg:
-        raise ValueError(f"tokenizer {spec!r}: use gguf:PATH, hf:PATH/tokenizer.json or tiktoken:ENCODING")
-    if kind in ("gguf", "hf") and not Path(arg).is_file():
-        raise ValueError(f"tokenizer file not found: {arg}")
-    if kind == "gguf":
-        return GGUFTokenizer(arg)
-    if kind == "hf":
-        return HFTokenizer(arg)
+        raise UserError(f"tokenizer {spec!r}: use gguf:PATH, hf:PATH/tokenizer.json or tiktoken:ENCODING")
+    if kind in ("gguf", "hf"):
+        if not Path(arg).is_file():
+            raise MissingFile(f"tokenizer file not found: {arg}")
+        try:
+            return GGUFTokenizer(arg) if kind == "gguf" else HFTokenizer(arg)
+        except Exception as exc:  # llama.cpp raises ValueError, tokenizers a plain Exception, for a bad file
+            raise UserError(f"tokenizer file {arg} could not be loaded ({exc}); give a GGUF model (gguf:) or a "
+                            "tokenizer.json (hf:)") from exc
     if kind == "tiktoken":
         try:
             return TiktokenTokenizer(arg)
         except Exception as exc:  # tiktoken raises plain Exceptions for a failed download
-            raise ValueError(f"tiktoken encoding {arg!r} unavailable ({exc}); offline, pass the serving "
-                             "model's tokenizer with --tokenizer hf:PATH/tokenizer.json") from exc
-    raise ValueError(f"unknown tokenizer kind {kind!r} in {spec!r}; use gguf:, hf: or tiktoken:")
+            raise UserError(f"tiktoken encoding {arg!r} unavailable ({exc}); offline, pass the serving "
+                            "model's tokenizer with --tokenizer hf:PATH/tokenizer.json") from exc
+    raise UserError(f"unknown tokenizer kind {kind!r} in {spec!r}; use gguf:, hf: or tiktoken:")

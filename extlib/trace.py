@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .errors import UserError
+
 LANGS = ("en", "zh")
 
 
@@ -21,11 +23,11 @@ class Task:
 
     def __post_init__(self) -> None:
         if not isinstance(self.question, str) or not self.question.strip():
-            raise ValueError(f"task {self.id!r}: the question is empty")
+            raise UserError(f"task {self.id!r}: the question is empty")
         if not isinstance(self.knowledge, str) or not self.knowledge.strip():
-            raise ValueError(f"task {self.id!r}: the knowledge text is empty")
+            raise UserError(f"task {self.id!r}: the knowledge text is empty")
         if self.lang not in LANGS:
-            raise ValueError(f"task {self.id!r}: lang must be one of {LANGS}, got {self.lang!r}")
+            raise UserError(f"task {self.id!r}: lang must be one of {LANGS}, got {self.lang!r}")
         self.metric = self.metric or self.lang
 
 

@@ -1,9 +1,15 @@
-"""Bad input ends with one clear line and exit code 2, before any model is loaded."""
+"""Bad input ends with one clear line and exit code 2, before any model is loaded; so do a machine to set up and a
+model call that failed for good. Any other exception is a bug: it is not caught, so it shows its traceback."""
 
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from extlib.errors import ModelCallRefused, SetupError
+from extlib.llm import LLMError
 
 from .conftest import DATA
 
@@ -123,3 +129,78 @@ def test_the_checked_in_experiment_configs_parse():
     for config in configs:
         args = parser.parse_args(["run", *config_argv(str(config), run)])
         assert args.dataset and args.lengths
+
+
+@pytest.fixture
+def main():
+    """`extlib.cli.main` in this process, with the SIGTERM handler it installs put back afterwards."""
+    from extlib.cli import main
+
+    handler = signal.getsignal(signal.SIGTERM)
+    yield main
+    signal.signal(signal.SIGTERM, handler)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--doc", "missing.txt", "--question", "q?"], "document not found: missing.txt"),
+    (["--doc", DOC, "--question", "q?", "--method", "magic"], "unknown method(s) ['magic']"),
+])
+def test_a_user_error_is_one_line_and_exit_code_2(main, capsys, args, message):
+    assert main(["ask", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("extagents: error: ") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("bug", [KeyError("row"), ZeroDivisionError("division by zero"),
+                                 ValueError("a plain ValueError"), RuntimeError("impossible"), OSError("disk")])
+def test_a_bug_is_not_swallowed(main, capsys, monkeypatch, bug):
+    def report(args):
+        raise bug
+
+    monkeypatch.setattr("extlib.cli.report", report)
+    with pytest.raises(type(bug)) as raised:
+        main(["report", "runs"])
+    assert raised.value is bug
+    assert "extagents: error" not in capsys.readouterr().err
+
+
+def test_a_bug_shows_its_traceback_and_exit_code_1():
+    code = ("import sys, extlib.cli as cli\n"
+            "def report(args): return {}['row']\n"
+            "cli.report = report\n"
+            "sys.exit(cli.main(['report', 'runs']))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert "Traceback" in result.stderr and "KeyError: 'row'" in result.stderr
+    assert "extagents: error" not in result.stderr
+
+
+@pytest.mark.parametrize("error, line", [
+    (SetupError("could not download part 1: offline"), "could not download part 1: offline"),
+    (ModelCallRefused("no model call here: compute with --compute"), "no model call here: compute with --compute"),
+    (LLMError("retries-exhausted", "APITimeoutError after 3 attempts"),
+     "retries-exhausted: APITimeoutError after 3 attempts"),
+])
+def test_the_machine_and_a_failed_model_call_are_one_line_and_exit_code_2(main, capsys, monkeypatch, error, line):
+    def ensure_model(name):
+        raise error
+
+    monkeypatch.setattr("extlib.cli.ensure_model", ensure_model)
+    assert main(["setup"]) == 2
+    assert capsys.readouterr().err == f"extagents: error: {line}\n"
+
+
+@pytest.mark.parametrize("flags, compute, out", [([], False, None),
+                                                  (["--compute", "--out", "elsewhere/d"], True, Path("elsewhere/d"))])
+def test_figures_passes_compute_and_out_to_render(main, capsys, monkeypatch, flags, compute, out):
+    calls = []
+
+    def render(preset, only=None, overrides=None, **options):
+        calls.append((preset, only, overrides, options))
+        return [Path("executed.ipynb")]
+
+    monkeypatch.setattr("extlib.figures.render", render)
+    assert main(["figures", "--preset", "cpu", "--only", "01_scaling", *flags]) == 0
+    assert calls == [("cpu", ["01_scaling"], {}, {"force": False, "limit": 0, "compute": compute, "out": out})]
+    assert "executed copy: executed.ipynb" in capsys.readouterr().out

@@ -137,3 +137,29 @@ def test_drawing_the_committed_ablation_with_rows_the_code_would_answer_anew(tmp
     assert all(f"code v{ExtAgents.version}" in c["note"] for c in noted)
     printed = capsys.readouterr().out
     assert "no model is called" in printed and "extagents figures --preset cpu --compute --only 02_ablation" in printed
+
+
+@pytest.mark.parametrize("ename, raised", [("DataError", ValueError), ("SetupError", RuntimeError),
+                                           ("KeyError", RuntimeError)])
+def test_a_notebook_that_stops_on_a_user_error_says_so_in_one_line_and_a_bug_shows_its_traceback(tmp_path, ename,
+                                                                                                 raised):
+    import papermill
+
+    from extlib.errors import SetupError, UserError
+
+    class Failing:
+        PapermillExecutionError = papermill.PapermillExecutionError
+
+        @staticmethod
+        def execute_notebook(source, output, **_):
+            Path(output).write_text("{}")
+            raise papermill.PapermillExecutionError(3, 4, "cell", ename, "what went wrong",
+                                                    ["Traceback (most recent call last)", f"{ename}: in the kernel"])
+
+    target = tmp_path / "02_ablation.ipynb"
+    with pytest.raises(raised, match="stopped in cell 4") as stopped:
+        execute(Failing, "02_ablation", target, {})
+    assert target.exists()  # the executed copy records the error, so it is never up to date
+    bug = ename == "KeyError"
+    assert isinstance(stopped.value, (UserError, SetupError)) != bug
+    assert ("Traceback" in str(stopped.value)) == bug

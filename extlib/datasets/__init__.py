@@ -11,6 +11,7 @@ import inspect
 from collections.abc import Callable
 from pathlib import Path
 
+from ..errors import MissingFile, UserError
 from ..tokenizer import Tokenizer, load_tokenizer
 from ..trace import Task
 from . import hotpotqa, hotpotqa_longdoc, longbook, user, zh_longdoc
@@ -58,13 +59,13 @@ def load_tasks(name: str, input_tokens: int, n: int | None = None, seed: int = 0
     """n questions (all if None) of dataset `name`, drawn with `seed`, each with exactly input_tokens of
     knowledge. `ids` (a list, or a JSON file such as an ∞Bench+ filter's output) restricts the questions."""
     if name not in DATASETS:
-        raise ValueError(f"unknown dataset {name!r}; choose one of: {', '.join(DATASETS)}")
+        raise UserError(f"unknown dataset {name!r}; choose one of: {', '.join(DATASETS)}")
     if isinstance(input_tokens, bool) or not isinstance(input_tokens, int) or input_tokens <= 0:
-        raise ValueError(f"input_tokens must be a positive integer, got {input_tokens!r}")
+        raise UserError(f"input_tokens must be a positive integer, got {input_tokens!r}")
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n <= 0):
-        raise ValueError(f"n must be a positive integer or None (all questions), got {n!r}")
+        raise UserError(f"n must be a positive integer or None (all questions), got {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
+        raise UserError(f"seed must be an integer, got {seed!r}")
     check_options(name, dataset_options)
     if isinstance(tokenizer, str):
         tokenizer = load_tokenizer(tokenizer)
@@ -77,8 +78,8 @@ def check_options(name: str, given: dict[str, object]) -> None:
     allowed = options(name)
     unknown = set(given) - set(allowed)
     if unknown:
-        raise ValueError(f"{name} has no option(s) {sorted(unknown)}; its options are: "
-                         f"{', '.join(f'{k}={v!r}' for k, v in allowed.items()) or 'none'}")
+        raise UserError(f"{name} has no option(s) {sorted(unknown)}; its options are: "
+                        f"{', '.join(f'{k}={v!r}' for k, v in allowed.items()) or 'none'}")
 
 
 def read_ids(ids: list[str] | str | Path | None) -> list[str] | None:
@@ -89,7 +90,7 @@ def read_ids(ids: list[str] | str | Path | None) -> list[str] | None:
 
     path = Path(ids)
     if not path.is_file():
-        raise FileNotFoundError(f"ids file not found: {path}")
+        raise MissingFile(f"ids file not found: {path}")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

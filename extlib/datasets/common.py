@@ -11,12 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UserError
 from ..words import CJK
 from .sources import data_dir
 
 
-class DataError(ValueError):
-    """A dataset file that cannot be used as is; the message names the row and the fix."""
+class DataError(UserError):
+    """A dataset file that cannot be used as is; the message names the row and the fix. (A ValueError too, through
+    UserError, for callers that catch that.)"""
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
@@ -56,19 +58,21 @@ def safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text)[-80:]
 
 
-def check_rows(rows: list[dict], where: str, lang: str) -> None:
-    """Every row has a non-empty id, question, answers and context; ids are unique; the language fits."""
-    seen: dict[str, int] = {}
-    for i, row in enumerate(rows):
-        at = f"{where}, row {i + 1}"
+def check_rows(rows: list[dict], where: str, lang: str, places: list[str] | None = None) -> None:
+    """Every row has a non-empty id, question, answers and context; ids are unique; the language fits. `places`
+    name the rows in messages as the file counts them ("line 7"); row numbers by default."""
+    places = places or [f"row {i + 1}" for i in range(len(rows))]
+    seen: dict[str, str] = {}
+    for row, place in zip(rows, places):
+        at = f"{where}, {place}"
         for key in ("id", "question", "answers", "context"):
             if key not in row or row[key] in (None, "", []):
                 raise DataError(f"{at}: missing or empty field {key!r}")
         if not all(isinstance(a, str) and a.strip() for a in row["answers"]):
             raise DataError(f"{at} (id {row['id']}): an empty or non-text gold answer in {row['answers']!r}")
         if row["id"] in seen:
-            raise DataError(f"{at}: duplicate id {row['id']!r} (first at row {seen[row['id']] + 1})")
-        seen[row["id"]] = i
+            raise DataError(f"{at}: duplicate id {row['id']!r} (first at {seen[row['id']]})")
+        seen[row["id"]] = place
         sample = row["context"][:20_000]
         cjk_share = len(CJK.findall(sample)) / max(len(sample), 1)
         if (lang == "zh") != (cjk_share > 0.2):
@@ -84,11 +88,11 @@ def sample(items: list[dict], n: int | None, seed: int, what: str, ids: list[str
         wanted = {str(i) for i in ids}
         unknown = wanted - {str(row[key]) for row in items}
         if unknown:
-            raise ValueError(f"{len(unknown)} requested id(s) are not in {what}, e.g. {sorted(unknown)[:3]}")
+            raise UserError(f"{len(unknown)} requested id(s) are not in {what}, e.g. {sorted(unknown)[:3]}")
         items = [row for row in items if str(row[key]) in wanted]
     if n is None:
         return list(items)
     if n > len(items):
-        raise ValueError(f"n={n} but {what} has only {len(items)} questions")
+        raise UserError(f"n={n} but {what} has only {len(items)} questions")
     picked = sorted(random.Random(seed).sample(range(len(items)), n))
     return [items[i] for i in picked]

@@ -16,6 +16,7 @@ from functools import cache
 
 import numpy as np
 
+from ..errors import SetupError, UserError
 from ..retrieval import BM25Index
 from ..tokenizer import Tokenizer
 from ..trace import Task
@@ -40,7 +41,7 @@ def read_questions(source: str = "package") -> list[dict]:
     elif source == "hub":
         rows = _from_hub()
     else:
-        raise ValueError(f"HotpotQA source must be one of {SOURCES}, got {source!r}")
+        raise UserError(f"HotpotQA source must be one of {SOURCES}, got {source!r}")
     check_questions(rows, source)
     return rows
 
@@ -49,8 +50,8 @@ def _from_hub() -> list[dict]:
     try:
         import datasets
     except ImportError as exc:
-        raise RuntimeError("source='hub' needs `pip install datasets` and network access; offline, use "
-                           "source='package'") from exc
+        raise SetupError("source='hub' needs `pip install datasets` and network access; offline, use "
+                         "source='package'") from exc
     split = datasets.load_dataset("hotpotqa/hotpot_qa", "distractor", split="validation")
     return [{"_id": r["id"], "question": r["question"], "answer": r["answer"], "type": r["type"],
              "level": r["level"],

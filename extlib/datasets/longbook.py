@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..errors import MissingFile, SetupError, UserError
 from ..tokenizer import Tokenizer
 from ..trace import Task
 from .common import DataError, check_rows, json_lines, sample
@@ -30,7 +31,7 @@ def infinitebench_file(lang: str, path: str | Path | None = None) -> Path:
     name = INFINITEBENCH[lang]
     if path is not None:
         if not Path(path).is_file():
-            raise FileNotFoundError(f"InfiniteBench file not found: {path}")
+            raise MissingFile(f"InfiniteBench file not found: {path}")
         return Path(path)
     local = data_dir() / "infinitebench" / name
     if local.is_file():
@@ -44,8 +45,8 @@ def infinitebench_file(lang: str, path: str | Path | None = None) -> Path:
             return Path(hf_hub_download(HUB_REPO, name, repo_type="dataset"))
         except Exception as exc:  # offline or hub errors: fall through to the instructions
             print(f"could not fetch {name} from the hub: {exc}", file=sys.stderr)
-    raise FileNotFoundError(f"InfiniteBench {name} is not here and the hub is unreachable. Download it from the "
-                            f"{HUB_REPO} dataset and pass path=..., or put it at {local}")
+    raise SetupError(f"InfiniteBench {name} is not here and the hub is unreachable. Download it from the "
+                     f"{HUB_REPO} dataset and pass path=..., or put it at {local}")
 
 
 def read_infinitebench(path: Path, lang: str) -> list[dict]:
@@ -78,7 +79,7 @@ def long_document_tasks(rows: list[dict], dataset: str, lang: str, input_tokens:
     """if_shorter: a document below input_tokens is an `error` (the default: say so), `skip`ped, or used
     `whole` (the paper's 1024k setting feeds whole books)."""
     if if_shorter not in IF_SHORTER:
-        raise ValueError(f"if_shorter must be one of {IF_SHORTER}, got {if_shorter!r}")
+        raise UserError(f"if_shorter must be one of {IF_SHORTER}, got {if_shorter!r}")
     out, short, lengths = [], [], []
     for row in tqdm(sample(rows, n, seed, dataset, ids), desc=f"cut {dataset}", disable=not progress):
         try:

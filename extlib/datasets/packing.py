@@ -13,12 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..chunking import decode_span, encode_long, truncate_ids
+from ..errors import UserError
 from ..tokenizer import Tokenizer
 
 SEPARATOR = "\n\n"
 
 
-class TooLong(ValueError):
+class TooLong(UserError):
     """The requested input length is more than the knowledge that exists."""
 
     def __init__(self, message: str, available: int) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import UserError
 from ..tokenizer import Tokenizer
 from .packing import SEPARATOR, TooLong, pack
 
@@ -19,10 +20,10 @@ ORDERS = ("forward", "reverse")
 
 def check_placement(position: float, distance: float, order: str) -> None:
     if not (0.0 <= position <= 1.0 and 0.0 <= distance <= 1.0 and position + distance <= 1.0):
-        raise ValueError(f"need 0 <= position, 0 <= distance and position + distance <= 1; got "
-                         f"position={position}, distance={distance}")
+        raise UserError(f"need 0 <= position, 0 <= distance and position + distance <= 1; got "
+                        f"position={position}, distance={distance}")
     if order not in ORDERS:
-        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+        raise UserError(f"order must be one of {ORDERS}, got {order!r}")
 
 
 @dataclass

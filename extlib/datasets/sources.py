@@ -12,6 +12,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import SetupError
+
 
 @dataclass(frozen=True)
 class Artifact:
@@ -91,10 +93,10 @@ def fetch(name: str) -> Path:
             result = subprocess.run(cmd, capture_output=True, text=True)
             fetched = Path(tmp) / artifact.filename
             if result.returncode != 0 or not fetched.exists():
-                raise RuntimeError(f"could not download {artifact.requirement}: {result.stderr.strip()[-800:]}")
+                raise SetupError(f"could not download {artifact.requirement}: {result.stderr.strip()[-800:]}")
             digest = file_sha256(fetched)
             if digest != artifact.sha256:
-                raise RuntimeError(f"{artifact.filename}: sha256 {digest}, expected {artifact.sha256}; the "
-                                   "registry file changed or the download was corrupted. Nothing was kept.")
+                raise SetupError(f"{artifact.filename}: sha256 {digest}, expected {artifact.sha256}; the "
+                                 "registry file changed or the download was corrupted. Nothing was kept.")
             os.replace(fetched, path)
     return path

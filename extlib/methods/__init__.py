@@ -6,6 +6,7 @@ from dataclasses import fields
 from typing import Any
 
 from ..budget import PromptTooLong
+from ..errors import UserError
 from .base import Method, MethodConfig, UnknownKnob, run_sync
 from .chain_of_agents import ChainOfAgents, ChainOfAgentsConfig
 from .direct import DirectConfig, DirectInput
@@ -35,7 +36,7 @@ METHODS: dict[str, tuple[type[Method], dict[str, Any]]] = {
 
 def check_method(name: str) -> None:
     if name not in METHODS:
-        raise ValueError(f"unknown method {name!r}; choose from: {', '.join(METHODS)}")
+        raise UserError(f"unknown method {name!r}; choose from: {', '.join(METHODS)}")
 
 
 def knob_names(name: str) -> list[str]:

@@ -17,13 +17,14 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from ..chunking import TRUNCATE_SIDES
+from ..errors import UserError
 from ..llm import LLMClient, close_connections
 from ..trace import Prediction, Task
 
 T = TypeVar("T")
 
 
-class UnknownKnob(TypeError, ValueError):
+class UnknownKnob(TypeError, UserError):
     """A knob no configuration in play has: a misspelling, never silently dropped."""
 
 
@@ -49,23 +50,23 @@ def _check_value(name: str, value: Any, kind: Any, meta: dict) -> None:
     choices, low, high = meta.get("choices"), meta.get("low"), meta.get("high")
     if choices is not None:
         if value not in choices:
-            raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+            raise UserError(f"{name} must be one of {tuple(choices)}, got {value!r}")
         return
     if base is bool:
         if not isinstance(value, bool):
-            raise ValueError(f"{name} must be true or false, got {value!r}")
+            raise UserError(f"{name} must be true or false, got {value!r}")
     elif base is int:
         low = 1 if low is None else low
         what = "a positive integer" if low == 1 else f"an integer >= {low:g}"
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            raise ValueError(f"{name} must be {what}{' or None' if optional else ''}, got {value!r}")
+            raise UserError(f"{name} must be {what}{' or None' if optional else ''}, got {value!r}")
     elif base is float:
         if not isinstance(value, (int, float)) or isinstance(value, bool) or \
                 (low is not None and value < low) or (high is not None and value > high):
             bounds = f"between {low:g} and {high:g}" if low is not None and high is not None else "a number"
-            raise ValueError(f"{name} must be {bounds}{' or None' if optional else ''}, got {value!r}")
+            raise UserError(f"{name} must be {bounds}{' or None' if optional else ''}, got {value!r}")
     elif base is str and not isinstance(value, str):
-        raise ValueError(f"{name} must be a string, got {value!r}")
+        raise UserError(f"{name} must be a string, got {value!r}")
 
 
 @dataclasses.dataclass
@@ -102,8 +103,8 @@ class ChunkedConfig(TruncatedConfig):
 
     def check(self) -> None:
         if self.chunk_tokens >= self.context_window:
-            raise ValueError(f"chunk_tokens ({self.chunk_tokens}) must be below context_window "
-                             f"({self.context_window}) to leave room for the question and messages")
+            raise UserError(f"chunk_tokens ({self.chunk_tokens}) must be below context_window "
+                            f"({self.context_window}) to leave room for the question and messages")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:

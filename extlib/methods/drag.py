@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
 from ..calls import call
+from ..errors import UserError
 from ..llm import LLMClient
 from ..retrieval import PassageSearch
 from ..trace import CallRecord, Prediction, Task
@@ -64,7 +65,7 @@ class DRAGConfig(WindowConfig):
 
     def check(self) -> None:
         if self.context_share == 0.0:
-            raise ValueError(f"context_share must be in (0, 1], got {self.context_share}")
+            raise UserError(f"context_share must be in (0, 1], got {self.context_share}")
 
 
 class DRAG(Method):

@@ -48,6 +48,7 @@ from tqdm import tqdm
 from .. import agents
 from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
 from ..chunking import chunk_text
+from ..errors import UserError
 from ..fan_out import fan_out
 from ..grounding import admission, grounding_terms, names
 from ..llm import LLMClient
@@ -103,7 +104,7 @@ class ExtAgentsConfig(ChunkedConfig):
         super().check()
         get_prompts(self.prompt_set, self.variant or "en", self.layout)
         if self.pipeline and (self.rating != "order" or self.ranks_by_links or not self.kar or self.mode != "paper"):
-            raise ValueError("pipeline needs a ranking known before the messages arrive and KAR in every round: set "
+            raise UserError("pipeline needs a ranking known before the messages arrive and KAR in every round: set "
                              "rating=order, links=false, kar=true, mode=paper (bm25 and LLM ratings rank a message "
                              "only against all the round's others, and links moves a message up when a later one "
                              "names what it names)")

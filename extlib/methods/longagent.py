@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..budget import CHAT_OVERHEAD_TOKENS, require_fit
 from ..calls import call
 from ..chunking import chunk_text
+from ..errors import UserError
 from ..fan_out import fan_out
 from ..llm import LLMClient
 from ..metrics import normalize_answer
@@ -47,8 +48,8 @@ class LongAgentConfig(ChunkedConfig):
     def check(self) -> None:
         super().check()
         if 2 * self.chunk_tokens >= self.context_window:
-            raise ValueError(f"conflict resolution reads two chunks at once: 2 x chunk_tokens ({self.chunk_tokens}) "
-                             f"must be below context_window ({self.context_window})")
+            raise UserError(f"conflict resolution reads two chunks at once: 2 x chunk_tokens ({self.chunk_tokens}) "
+                            f"must be below context_window ({self.context_window})")
 
 
 class LongAgent(Method):

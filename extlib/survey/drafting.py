@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..budget import CHAT_OVERHEAD_TOKENS, require_fit
 from ..chunking import decode_span, encode_long
+from ..errors import UserError
 from ..methods.base import MethodConfig, knob
 from ..tokenizer import Tokenizer
 from ..trace import CallRecord
@@ -55,12 +56,12 @@ class SurveyConfig(MethodConfig):
 
     def check(self) -> None:
         if max(self.outline_sources, self.sources_per_section) > self.topic_sources:
-            raise ValueError(f"outline_sources ({self.outline_sources}) and sources_per_section "
-                             f"({self.sources_per_section}) are taken from topic_sources ({self.topic_sources}): "
-                             "raise topic_sources or lower them")
+            raise UserError(f"outline_sources ({self.outline_sources}) and sources_per_section "
+                            f"({self.sources_per_section}) are taken from topic_sources ({self.topic_sources}): "
+                            "raise topic_sources or lower them")
         if self.chunk_tokens + self.seek_max_tokens >= self.context_window:
-            raise ValueError(f"chunk_tokens ({self.chunk_tokens}) + seek_max_tokens ({self.seek_max_tokens}) must "
-                             f"be below context_window ({self.context_window}) to leave room for the instructions")
+            raise UserError(f"chunk_tokens ({self.chunk_tokens}) + seek_max_tokens ({self.seek_max_tokens}) must "
+                            f"be below context_window ({self.context_window}) to leave room for the instructions")
 
 
 @dataclass

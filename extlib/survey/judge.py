@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..budget import CHAT_OVERHEAD_TOKENS, require_fit
 from ..calls import call
+from ..errors import UserError
 from ..llm import LLMClient
 from ..trace import CallRecord
 from .prompts import JUDGE
@@ -54,10 +55,10 @@ async def judge_pair(llm: LLMClient, topic: str, surveys: dict[str, str], sample
     """`samples` judgements of the two surveys ({system: survey text}), the order swapped every other one; each
     sample has its own seed, so sampled replies differ and a rerun repeats them (and the response cache keeps them)."""
     if len(surveys) != 2:
-        raise ValueError(f"the judge compares two surveys, got {len(surveys)}: {', '.join(surveys) or 'none'}")
+        raise UserError(f"the judge compares two surveys, got {len(surveys)}: {', '.join(surveys) or 'none'}")
     if samples < 2 or samples % 2:
-        raise ValueError(f"judge samples must be a positive even number, so that each survey is shown first equally "
-                         f"often; got {samples!r}")
+        raise UserError(f"judge samples must be a positive even number, so that each survey is shown first equally "
+                        f"often; got {samples!r}")
     names = list(surveys)
     longest = max(llm.count_tokens(JUDGE.format(topic=topic, first=surveys[a], second=surveys[b])) for a, b in
                   (names, names[::-1]))

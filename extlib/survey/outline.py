@@ -8,6 +8,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..calls import call
+from ..errors import UserError
 from ..llm import LLMClient
 from ..prompts import ordinal
 from ..trace import CallRecord
@@ -24,7 +25,7 @@ VERSION = 2  # of the outline prompt and parser: a folder holding an outline of 
 # outline from the topic alone when no source titles are given)
 
 
-class OutlineError(ValueError):
+class OutlineError(UserError):
     """The model's outline reply has no section the parser can read."""
 
 

