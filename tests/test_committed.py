@@ -163,3 +163,19 @@ def test_a_notebook_that_stops_on_a_user_error_says_so_in_one_line_and_a_bug_sho
     bug = ename == "KeyError"
     assert isinstance(stopped.value, (UserError, SetupError)) != bug
     assert ("Traceback" in str(stopped.value)) == bug
+
+
+@pytest.mark.local_model  # the citation measures count tokens with the bundled model's vocabulary
+def test_a_committed_survey_reads_back_as_written_and_names_a_writer_version_the_code_has_changed(monkeypatch):
+    from extlib.engine import EngineSettings, clients
+    from extlib.survey import read_survey
+    from extlib.survey.extagents_writer import ExtAgentsWriter
+
+    out = ROOT / "results" / "cpu" / "06_survey"
+    record = json.loads((out / "history-of-astronomy" / "extagents" / "record.json").read_text())
+    with clients(EngineSettings(offline=True)) as (llm, _):
+        survey = read_survey("history of astronomy", "extagents", out, llm)
+        assert survey.row() == record["row"] and survey.note == ""
+        monkeypatch.setattr(ExtAgentsWriter, "version", ExtAgentsWriter.version + 1)
+        assert read_survey("history of astronomy", "extagents", out, llm).note == \
+            f"v{ExtAgentsWriter.version - 1}, code v{ExtAgentsWriter.version}"

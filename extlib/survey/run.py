@@ -51,6 +51,7 @@ class Survey:
     stats: CitationStats
     sections: list[SectionDraft]
     assembly: dict[str, int]  # what assembling the sections took out (run.py's _finish), counted
+    note: str = ""  # read back from a record of another writer version than the code's: which (read_survey)
 
     @property
     def failed(self) -> list[int]:
@@ -194,9 +195,10 @@ def read_survey(topic: str, system: str, out: Path, llm: LLMClient) -> Survey:
     markdown = (folder / "survey.md").read_text(encoding="utf-8")
     body = markdown.split("\n\n## References\n\n")[0]
     assembly = {k: record["row"][k] for k in ("sentences repeating an earlier section", "citation marks merged")}
+    written, code = record["settings"]["version"], WRITERS[system].version
     return Survey(record["row"]["topic"], system, markdown, body, folder / "survey.md",
                   citation_stats(body, llm.count_tokens), [SectionDraft.from_dict(d) for d in record["sections"]],
-                  assembly)
+                  assembly, note=f"v{written}, code v{code}" if written != code else "")
 
 
 def read_judged(out: Path, topic: str) -> dict[str, dict]:
