@@ -113,7 +113,7 @@ def previous_check(row: dict) -> bool:
 
 def evaluate(path: Path, thresholds: list[float]) -> None:
     from extlib.grounding import admission
-    from extlib.methods.extagents import MIN_GROUNDING
+    from extlib.guards import MIN_GROUNDING
 
     rows = read_fixture(path)
     labels = [r["label"] for r in rows]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .calls import call
-from .grounding import answer_is_stated
 from .llm import LLMClient
 from .parsing import parse_answer, parse_score
 from .prompts import PromptSet, ordinal
@@ -43,11 +44,17 @@ def reason_prompt(prompts: PromptSet, question: str, messages: list[str], must_a
     return template.format(messages=format_messages(messages), question=question)
 
 
+def any_answer(answer: str, messages: list[str], question: str) -> bool:
+    """The paper's acceptance: every answer the agent gives is taken."""
+    return True
+
+
 async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: list[str], must_answer: bool,
-                 round_: int, max_tokens: int, stated_only: bool = False) -> tuple[str | None, CallRecord]:
-    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER, or (`stated_only`)
-    when its answer is not stated by the messages. A forced answer without an `Answer:` line falls back to
-    the reply's last line (the conclusion of its reasoning)."""
+                 round_: int, max_tokens: int,
+                 accept: Callable[[str, list[str], str], bool] = any_answer) -> tuple[str | None, CallRecord]:
+    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER, or when `accept` (a guard,
+    extlib.guards) does not take its answer. A forced answer without an `Answer:` line falls back to the reply's
+    last line (the conclusion of its reasoning)."""
     template = prompts.reason_final if must_answer else prompts.reason
     text, record = await call(llm, reason_prompt(prompts, question, messages, must_answer), max_tokens,
                               "reason", round_, None, len(messages))
@@ -57,7 +64,7 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
     answer = parse_answer(text, answer_line=asks_for_line and not must_answer)
     if answer is None and must_answer and asks_for_line:
         answer = parse_answer(next((ln for ln in reversed(text.splitlines()) if ln.strip()), ""))
-    if answer is not None and stated_only and not must_answer and not answer_is_stated(answer, messages, question):
+    if answer is not None and not must_answer and not accept(answer, messages, question):
         record.dropped = "answer not stated by the messages"
         return None, record
     return answer, record

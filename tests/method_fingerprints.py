@@ -36,7 +36,8 @@ SEARCH_REPLIES = ["<think>x</think><search> Kettleby ## Rutland county </search>
                   "<think>z</think><search> Tobias Wrenfield </search>", "<answer>Kettleby</answer>", "Answer: Rutland"]
 # Per method: the knob settings it is exercised with (on top of a small window and small chunks).
 SETTINGS = {"extagents": [{}, {"rating": "bm25"}, {"rating": "order"}, {"gks": False}, {"kar": False},
-                          {"mode": "reference-code"}, {"exclusion": True, "rounds": 3}, {"prompt_set": "paper"},
+                          {"mode": "reference-code"}, {"exclusion": True, "rounds": 3},
+                          {"prompt_set": "paper", "guards": "none"},
                           {"paragraphs": True}, {"grounding": 0.0}, {"grounding": 0.0, "mode": "reference-code"}],
             "mapreduce": [{}, {"chunk_tokens": 48}], "chain-of-agents": [{"context_window": 2048}],
             "longagent": [{"context_window": 3000, "chunk_tokens": 300}], "o2-searcher": [{}, {"open_ended": True}]}

@@ -84,16 +84,28 @@ def test_gks_finds_the_second_hop_in_round_two():
     assert prediction.extra == {"broadcast": [[], [1]], "ranking": [[1], [1, 4]]}
 
 
-def test_a_kar_step_over_messages_read_without_an_answer_is_skipped_with_the_small_prompts_only():
+def test_a_kar_step_over_messages_read_without_an_answer_is_skipped_with_the_small_model_guards_only():
+    from extlib.guards import Guards
     from extlib.methods.extagents import Scratchpad
 
     llm = scripted_client(lambda p: "x")
     for skip in (True, False):
-        pad = Scratchpad(llm, "q?", skip_repeats=skip)
+        pad = Scratchpad(llm, "q?", Guards(skip_repeats=skip))
         pad.read_without_answer(["hop 1"])
         assert pad.read_before(["hop 1"]) is skip and not pad.read_before(["hop 1", "hop 2"])
-    paper = ExtAgents(prompt_set="paper")
-    assert ExtAgents().small_model_checks and not paper.small_model_checks  # the paper's KAR asks every step
+    paper = ExtAgents(prompt_set="paper", guards="none")
+    assert ExtAgents().config.chosen_guards.skip_repeats  # the paper's KAR asks every step
+    assert not paper.config.chosen_guards.skip_repeats
+
+
+def test_the_guards_are_chosen_by_their_own_knob_not_by_the_prompt_set():
+    from extlib.guards import MIN_GROUNDING, Guards
+
+    assert ExtAgents(prompt_set="paper").config.chosen_guards == ExtAgents().config.chosen_guards == Guards(
+        MIN_GROUNDING, links=True, skip_repeats=True)
+    assert ExtAgents(guards="none").config.chosen_guards == Guards()  # the paper's loop: no guard at any point
+    assert ExtAgents(guards="none", grounding=0.5).config.chosen_guards == Guards(0.5)
+    assert ExtAgents(grounding=0.0, links=False).config.chosen_guards == Guards(skip_repeats=True)
 
 
 def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answer():

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from extlib.grounding import admission, answer_is_stated, grounding_terms, names
-from extlib.methods.extagents import MIN_GROUNDING, follow_links
+from extlib.guards import MIN_GROUNDING, follow_links
 from extlib.parsing import parse_answer
 
 from .conftest import DATA

@@ -17,10 +17,10 @@ import re
 
 from ..budget import consecutive_groups, greedy_within
 from ..calls import call
-from ..fan_out import fan_out
 from ..grounding import grounding_terms
 from ..llm import LLMClient
 from ..methods.extagents import Scratchpad, kar_schedule
+from ..methods.synchronization import rounds
 from ..parsing import is_no_information
 from ..trace import CallRecord
 from .citations import cited_numbers
@@ -69,19 +69,22 @@ class ExtAgentsWriter:
         pad = Scratchpad(llm, task)
         draft = SectionDraft(job.number, section.title, "", [s.id for s in job.sources], list(blocks),
                              extra={"agents": len(chunks), "rounds": 0})
-        for t in range(1, cfg.rounds + 1):
-            shared = pad.texts(pad.top_k(pad.ranked(), seek_room)) if t > 1 else []  # Top_k(M_{t-1}), eq. 6-7
-            template = SEEK_FIRST if t == 1 else SEEK_NEXT
-            prompts = [template.format(task=task, previous=previous, messages=format_facts(shared), example=chunk[0],
-                                       sources="\n".join(blocks[k] for k in chunk)) for chunk in chunks]
-            replies = await fan_out([call(llm, p, cfg.seek_max_tokens, "seek", t, i) for i, p in enumerate(prompts)],
-                                    f"section {job.number} round {t}: seeking agents", progress=self.progress)
-            draft.calls += [record for _, record in replies]
-            draft.extra["rounds"] = t
-            changed = [i for i, reply in enumerate(replies)
-                       if self._admit(pad, i, reply, {k: blocks[k] for k in chunks[i]}, draft)]
+
+        def seek(i: int, shown: list[str], t: int):  # eq. 7, with the facts of Top_k(M_{t-1}) from round 2 on
+            prompt = (SEEK_FIRST if t == 1 else SEEK_NEXT).format(
+                task=task, previous=previous, messages=format_facts(shown), example=chunks[i][0],
+                sources="\n".join(blocks[k] for k in chunks[i]))
+            return call(llm, prompt, cfg.seek_max_tokens, "seek", t, i)
+
+        def admission(t: int, shown: dict[int, list[str]]):
+            return lambda i, reply: self._admit(pad, i, reply, {k: blocks[k] for k in chunks[i]}, draft)
+
+        async for r in rounds(pad, list(range(len(chunks))), cfg.rounds, seek_room, seek, admission,
+                              progress=self.progress, label=f"section {job.number} "):  # GKS, eq. 6-7
+            draft.calls += [record for _, record in r.replies.values()]
+            draft.extra["rounds"] = r.t
             pad.scores.update({i: -float(i) for i in pad.notes})  # retrieval order: the best sources' agent first
-            if not changed:
+            if not r.changed:
                 break  # nothing new: a further round would see the same facts
         failed = [record for record in draft.calls if record.error]
         if failed:  # the section is written again when rerun (its other calls then come from the response cache)

@@ -1,0 +1,78 @@
+"""What a small model needs and the paper's loop does not have: checks on what enters the scratchpad, how its
+messages are ranked, and which answers are taken. ExtAgents calls one `Guards` object at those points and has no
+branch of its own for them; `Guards()` (the knob `guards="none"`) does nothing at any of them, which is the paper's
+protocol.
+
+- admission (`admit`): the grounding check of extlib.grounding: echoes of the question or of the shown messages and
+  replies whose names or words are not in the agent's own chunk stay off the scratchpad (a 1.5B model asked about a
+  person its chunk never mentions states the question's relation about them anyway);
+- ranking (`rank`): a message follows the better-rated message it shares a name with, beyond the question's. A
+  rating that judges each message alone scores a bridge fact ("Marrowby lies in Westmarch") low because it does not
+  name the question's entity; without this it ranks last;
+- acceptance (`accepts`): an answer that states nothing the messages hold beyond the question's words is no answer
+  until the last step must answer (a small model that knows only the first hop invents the second);
+- repeats (`skip_repeats`): a KAR step over the very messages an earlier round's step read without an answer is not
+  asked again (same prompt, same greedy reply).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .grounding import admission, answer_is_stated, names
+
+GUARD_SETS = ("small-model", "none")
+MIN_GROUNDING = 0.6  # chosen on labeled replies (benchmarks/grounding.py) and the seek-prompt benchmark
+
+
+@dataclass(frozen=True)
+class Guards:
+    min_grounding: float = 0.0  # least share of a reply's new words found in its own chunk; 0: no grounding check
+    links: bool = False  # rank a message right after the better-rated one it shares a name with
+    skip_repeats: bool = False  # no KAR step over messages an earlier step read without an answer
+
+    @property
+    def stated_only(self) -> bool:
+        """Answers must be stated by the messages whenever replies must be grounded in their chunks."""
+        return self.min_grounding > 0
+
+    def admit(self, reply: str, chunk: str, shown: list[str], question: str,
+              template: frozenset[str] = frozenset()) -> str | None:
+        """None if the reply may enter the scratchpad, else why not (extlib.grounding.admission)."""
+        return admission(reply, chunk, shown, question, self.min_grounding, template) if self.min_grounding else None
+
+    def rank(self, order: list[int], notes: dict[int, str], question: str) -> list[int]:
+        """Agent ids best first: `order` as rated, or with each message's linked messages right after it."""
+        return follow_links(order, notes, question) if self.links else order
+
+    def accepts(self, answer: str, messages: list[str], question: str) -> bool:
+        return not self.stated_only or answer_is_stated(answer, messages, question)
+
+
+NO_GUARDS = Guards()  # the paper's loop
+
+
+def make_guards(name: str, grounding: float | None = None, links: bool | None = None) -> Guards:
+    """The guard set `name` (small-model or none), with its grounding threshold and linked ranking as given, or the
+    set's own (small-model: 0.6 and on; none: off)."""
+    small = name == "small-model"
+    return Guards(min_grounding=grounding if grounding is not None else (MIN_GROUNDING if small else 0.0),
+                  links=links if links is not None else small, skip_repeats=small)
+
+
+def follow_links(order: list[int], notes: dict[int, str], question: str) -> list[int]:
+    """`order` with each message followed at once by the messages that name something it names beyond the
+    question (best-rated first). Without this the second hop ranks last, and KAR's first steps and the broadcast
+    never hold both hops together."""
+    asked = names(question)
+    keys = {i: names(notes[i]) - asked for i in order}
+    out: list[int] = []
+    for start in order:
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            if i in out:
+                continue
+            out.append(i)
+            stack.extend(reversed([j for j in order if j not in out and keys[i] & keys[j]]))
+    return out
