@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .anchoring import anchor
+from .connections import links_from_question
 from .grounding import admission, answer_is_stated, names
 
-GUARD_SETS = ("small-model", "none")
+GUARD_SETS = ("evidence", "small-model", "none")
+ANCHOR_FLOOR = 0.5  # least share of a reply's claims that its chunk's sentences must hold (extlib.anchoring)
 MIN_GROUNDING = 0.6  # chosen on labeled replies (benchmarks/grounding.py) and the seek-prompt benchmark
 
 
@@ -30,22 +33,44 @@ class Guards:
     min_grounding: float = 0.0  # least share of a reply's new words found in its own chunk; 0: no grounding check
     links: bool = False  # rank a message right after the better-rated one it shares a name with
     skip_repeats: bool = False  # no KAR step over messages an earlier step read without an answer
+    anchor: float = 0.0  # post the chunk's sentences that hold this share of a reply's claims, not the reply; 0: off
+    connected: bool = False  # rank by the chain of names from the question; take only answers such a chain states
 
     @property
     def stated_only(self) -> bool:
         """Answers must be stated by the messages whenever replies must be grounded in their chunks."""
-        return self.min_grounding > 0
+        return self.min_grounding > 0 or self.connected
 
-    def admit(self, reply: str, chunk: str, shown: list[str], question: str,
-              template: frozenset[str] = frozenset()) -> str | None:
-        """None if the reply may enter the scratchpad, else why not (extlib.grounding.admission)."""
-        return admission(reply, chunk, shown, question, self.min_grounding, template) if self.min_grounding else None
+    def admit(self, reply: str, chunk: str, shown: list[str], question: str, template: frozenset[str] = frozenset(),
+              posted: str = "") -> tuple[str | None, str | None]:
+        """(what goes on the scratchpad, None) or (None, why not): the chunk's sentences that support the reply
+        (extlib.anchoring) unless `posted` (the scratchpad's text) holds them all, or the reply itself if it passes
+        the grounding check (extlib.grounding.admission)."""
+        if self.anchor:
+            found = anchor(reply, chunk, shown, question, template, self.anchor)
+            if not found.sentences:
+                return None, (f"not in its chunk: its sentences hold {found.coverage:.2f} of the reply's claims"
+                              if found.claims else "claims nothing beyond the question and the messages shown")
+            if all(sentence in posted for sentence in found.sentences):
+                return None, "adds nothing to the scratchpad: its chunk's sentences are on it already"
+            return found.message, None
+        why = admission(reply, chunk, shown, question, self.min_grounding, template) if self.min_grounding else None
+        return (None, why) if why else (reply.strip(), None)
 
     def rank(self, order: list[int], notes: dict[int, str], question: str) -> list[int]:
-        """Agent ids best first: `order` as rated, or with each message's linked messages right after it."""
+        """Agent ids best first: `order` as rated; or its messages one link from the question first, then two, ...
+        (the unconnected last); or with each message's linked messages right after it."""
+        if self.connected:
+            level = links_from_question(question, {i: notes[i] for i in order})
+            return sorted(order, key=lambda i: level[i] or len(order) + 1)
         return follow_links(order, notes, question) if self.links else order
 
     def accepts(self, answer: str, messages: list[str], question: str) -> bool:
+        """Whether an answer is taken: any (no guards), one the messages state, or one that messages connected to
+        the question by a chain of names state (an answer no connected message supports is no answer)."""
+        if self.connected:
+            level = links_from_question(question, dict(enumerate(messages)))
+            messages = [m for k, m in enumerate(messages) if level[k] is not None]
         return not self.stated_only or answer_is_stated(answer, messages, question)
 
 
@@ -53,8 +78,12 @@ NO_GUARDS = Guards()  # the paper's loop
 
 
 def make_guards(name: str, grounding: float | None = None, links: bool | None = None) -> Guards:
-    """The guard set `name` (small-model or none), with its grounding threshold and linked ranking as given, or the
-    set's own (small-model: 0.6 and on; none: off)."""
+    """The guard set `name`, with its grounding threshold and linked ranking as given, or the set's own:
+    evidence (messages are their chunk's sentences, ranked and answered by the chain of names from the question),
+    small-model (grounding check 0.6, linked ranking, stated answers), none (the paper's loop)."""
+    if name == "evidence":
+        return Guards(min_grounding=grounding or 0.0, links=bool(links), skip_repeats=True, anchor=ANCHOR_FLOOR,
+                      connected=True)
     small = name == "small-model"
     return Guards(min_grounding=grounding if grounding is not None else (MIN_GROUNDING if small else 0.0),
                   links=links if links is not None else small, skip_repeats=small)

@@ -246,7 +246,8 @@ class ExtAgents(Method):
         and the template, and what the guards do not admit. Each reply is judged against the scratchpad as the
         round found it, so the order the replies arrive in does not matter."""
         template = frozenset(grounding_terms(agents.seek_prompt(prompts, "", "", [], t)))
-        known = grounding_terms(" ".join(pad.notes.values())) | template
+        posted_before = " ".join(pad.notes.values())
+        known = grounding_terms(posted_before) | template
 
         def admit(i: int, reply: Reply) -> bool:
             message, record = reply
@@ -259,10 +260,11 @@ class ExtAgents(Method):
             if not grounding_terms(message) - known:
                 record.dropped = "adds nothing to the scratchpad"
                 return False
-            if why := guards.admit(message, chunks[i], shared[i], question, template):
+            posted, why = guards.admit(message, chunks[i], shared[i], question, template, posted_before)
+            if posted is None:
                 record.dropped = why
                 return False
-            pad.notes[i] = f"{pad.notes[i]}\n{message.strip()}" if i in pad.notes else message.strip()
+            pad.notes[i] = f"{pad.notes[i]}\n{posted}" if i in pad.notes else posted
             return True
         return admit
 

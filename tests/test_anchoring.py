@@ -1,0 +1,82 @@
+"""Messages in the source's own words (extlib.anchoring) and the chain of names they stand on
+(extlib.connections): true facts reach the scratchpad as their chunk's sentences, inventions never do, and an
+answer counts only when messages connected to the question state it."""
+
+import json
+
+from extlib.anchoring import anchor, sentences
+from extlib.connections import links_from_question
+from extlib.guards import make_guards
+
+from .conftest import DATA
+
+QUESTION = "In which county was Tobias Wrenfield born?"
+HOP1 = "Tobias Wrenfield was born in the village of Kettleby, where his father kept the mill."
+HOP2 = "The village of Kettleby lies in the county of Rutland."
+DECOY = "The village of Marrowby lies in the county of Westmarch."
+PLAY = "ROSALIND. I pray you, do not fall in love with me, for I am falser than vows made in wine."
+
+
+def test_a_true_extraction_posts_its_chunks_sentence_even_when_the_question_names_what_the_chunk_lacks():
+    chunk = f"{PLAY}\n\n{HOP1}\n\nCELIA. Here comes Monsieur Jaques."
+    found = anchor("Tobias Wrenfield was born in the village of Kettleby.", chunk, [], QUESTION)
+    assert found.sentences == [HOP1]
+    other = anchor("The village of Kettleby where Tobias Wrenfield was born lies in Rutland.", HOP2, [], QUESTION)
+    assert other.sentences == [HOP2]  # "Tobias Wrenfield" is the question's, not a claim the chunk must hold
+
+
+def test_an_invented_fact_posts_nothing_and_an_echo_claims_nothing():
+    assert anchor("Tobias Wrenfield was born in Lincolnshire.", f"{PLAY}\n\n{DECOY}", [], QUESTION).sentences == []
+    echo = anchor("Tobias Wrenfield was born in Kettleby.", HOP2, [HOP1], QUESTION)
+    assert echo.sentences == [] and echo.claims == 0
+
+
+def test_a_bridge_join_posts_the_chunks_bridge_sentence_and_a_wrong_join_posts_no_join():
+    bridge = anchor("Tobias Wrenfield was born in Kettleby, which lies in the county of Rutland.",
+                    f"{PLAY}\n\n{HOP2}", [HOP1], QUESTION)
+    assert bridge.sentences == [HOP2]
+    wrong = anchor("Tobias Wrenfield was born in Kettleby, which lies in the county of Westmarch.",
+                   f"{PLAY}\n\n{DECOY}", [HOP1], QUESTION)
+    assert wrong.sentences == [DECOY]  # what the chunk says, of Marrowby: no claim that Kettleby is in Westmarch
+
+
+def test_chinese_replies_are_anchored_by_pairs_of_characters():
+    question, hop1 = "刻工宗政檀樾出生在哪个省？", "藕落塘村是刻工宗政檀樾的出生之地。"
+    hop2 = "云南省辖下有一村，名曰藕落塘村。"
+    chunk = f"董卓即日下令还郿坞，百官俱拜送。\n\n{hop2}\n\n栖蕖墩村坐落于福建省。"
+    assert anchor("刻工宗政檀樾出生于藕落塘村，藕落塘村位于云南省。", chunk, [hop1], question).sentences == [hop2]
+    assert anchor("刻工宗政檀樾出生于湖南省。", chunk, [], question).sentences == []
+
+
+def test_a_paragraph_under_a_heading_keeps_its_subject():
+    chunk = "Fort Worth Zoo\nThe Fort Worth Zoo opened in 1909. The zoo is home to 5,000 animals."
+    assert sentences(chunk) == ["The Fort Worth Zoo opened in 1909.",
+                                "Fort Worth Zoo: The zoo is home to 5,000 animals."]
+
+
+def test_messages_connect_to_the_question_by_a_chain_of_names():
+    notes = {0: HOP2, 1: HOP1, 2: DECOY, 3: PLAY}
+    assert links_from_question(QUESTION, notes) == {0: 2, 1: 1, 2: None, 3: None}
+    zh = {0: "云南省辖下有一村，名曰藕落塘村。", 1: "藕落塘村是刻工宗政檀樾的出生之地。",
+          2: "校勘者澹台曦樾，栖蕖墩村人氏。", 3: "栖蕖墩村坐落于福建省。"}
+    # one shared run of three characters (a title two people share) is no link; a name's two runs are
+    assert links_from_question("校勘者宗政檀樾出生在哪个省？", {**zh, 1: "藕落塘村是校勘者宗政檀樾的出生之地。"}) == {
+        0: 2, 1: 1, 2: None, 3: None}
+
+
+def test_the_evidence_guards_take_an_answer_only_from_messages_connected_to_the_question():
+    guards = make_guards("evidence")
+    assert guards.accepts("Rutland", [HOP1, HOP2], QUESTION)
+    assert not guards.accepts("Westmarch", [HOP1, DECOY], QUESTION)  # stated only by a message of no chain
+    assert guards.rank([2, 3, 0, 1], {0: HOP2, 1: HOP1, 2: DECOY, 3: PLAY}, QUESTION) == [1, 0, 2, 3]
+
+
+def test_on_labeled_replies_no_invention_reaches_the_scratchpad_and_true_facts_do():
+    """The labeled fixture judged by what reaches the scratchpad: at most 3 of the 53 extracted facts may post
+    nothing (the grounding check's bound), and no reply's claim that its chunk lacks is ever posted."""
+    rows = [json.loads(line) for line in (DATA / "seeker_replies.jsonl").read_text(encoding="utf-8").splitlines()]
+    posted = {id(r): anchor(r["reply"], r["chunk"], r["shown"], r["question"]) for r in rows}
+    extracted = [r for r in rows if r["label"] == "extracted"]
+    assert sum(not posted[id(r)].sentences for r in extracted) <= 3
+    for r in rows:
+        assert all(s.split(": ", 1)[-1] in r["chunk"] for s in posted[id(r)].sentences)
