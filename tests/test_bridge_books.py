@@ -67,3 +67,20 @@ def test_an_english_book_holds_a_bridge_question_among_look_alike_wikipedia_para
         second = next(p for p in task.knowledge.split("\n\n") if p.startswith(titles[1] + "\n"))
         assert task.answers[0].lower() in second.lower()  # the second hop is the paragraph that states the answer
 
+
+
+def test_babilong_style_stories_answer_from_their_supporting_facts_hidden_in_order():
+    from extlib.datasets.babilong import stories
+
+    for task, hops in (("qa2", 2), ("qa3", 3)):
+        first = stories(task)
+        assert len(first) == 300 and [s.sentences for s in first[:5]] == [s.sentences for s in stories(task)[:5]]
+        for story in first:
+            support = [story.sentences[k] for k in story.support]
+            assert len(support) == hops and story.answer in (support[-1] if task == "qa2" else " ".join(support[:-1]))
+            obj = story.question.split("the ")[1].split("?")[0].split(" before")[0]
+            assert sum(obj in s for s in support) == 1  # the pick-up names the object; the moves only its carrier
+    for task in ("qa2", "qa3"):
+        for t in load_tasks("babilong", 2048, n=3, seed=0, task=task, progress=False):
+            offsets = [g["token_offset"] for g in t.meta["gold"]]
+            assert offsets == sorted(offsets) and all(g["fact"] in t.knowledge for g in t.meta["gold"])
