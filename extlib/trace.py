@@ -50,6 +50,7 @@ class CallRecord:
     attempts: int = 1
     error: str | None = None
     dropped: str | None = None  # why a seeking reply was kept off the scratchpad
+    posted: str | None = None  # what a kept seeking reply put on the scratchpad, when not the reply itself
     prefill_seconds: float | None = None  # the server's time reading the prompt's computed (not cached) tokens
     generation_seconds: float | None = None  # and writing the reply (None: the endpoint does not say)
     cache_seconds: float | None = None  # and copying prompt states in and out of its prompt-state cache

@@ -264,6 +264,7 @@ class ExtAgents(Method):
             if posted is None:
                 record.dropped = why
                 return False
+            record.posted = posted if posted != message.strip() else None
             pad.notes[i] = f"{pad.notes[i]}\n{posted}" if i in pad.notes else posted
             return True
         return admit
