@@ -25,12 +25,14 @@ from .splits import split_ids
 
 def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool = True,
           ids: list[str] | None = None, split: str = "dev", wiki_share: float = 0.5,
-          min_gap_tokens: int = 600, without_first_hop: bool = False) -> list[Task]:
+          min_gap_tokens: int = 600, without_first_hop: bool = False,
+          hops_only: bool = False) -> list[Task]:
     """split: dev, test or reserve (disjoint id lists in data/splits/hotpotqa-bridge.json); wiki_share: the share of
     the book that is Wikipedia paragraphs (the gold ones, the question's distractors, then other questions'), the
     rest play text; min_gap_tokens: least distance between the two gold paragraphs; without_first_hop: the same book
     without the gold paragraph that does not hold the answer (the bridge), for the shortcut baseline that has only
-    paragraphs of the second hop's kind to answer from."""
+    paragraphs of the second hop's kind to answer from; hops_only: the two gold paragraphs alone, no play and no
+    other paragraph (what a reader given exactly the evidence can do)."""
     if not 0.0 < wiki_share <= 0.9:
         raise UserError(f"wiki_share must be in (0, 0.9], got {wiki_share}")
     rows, pool = load_pool()
@@ -53,11 +55,12 @@ def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, pro
         decoys += take_within(list(dict.fromkeys(others)), counts, room)
         placed = place_apart([pool.passages[g] for g in gold], [pool.passages[p] for p in decoys], rng, filler,
                              filler_counts, input_tokens, tokenizer, min_gap_tokens, start=rng.randrange(len(filler)),
-                             without_first=without_first_hop)
+                             without_first=without_first_hop,
+                             hops_only=hops_only)
         out.append(Task(id=row["_id"], question=row["question"], knowledge=placed.text, answers=[row["answer"]],
                         lang="en", metric="hotpotqa",
                         meta={"dataset": "hotpotqa-bridge", "type": row.get("type"), "split": split,
-                              "without_first_hop": without_first_hop,
+                              "without_first_hop": without_first_hop, "hops_only": hops_only,
                               "input_tokens": placed.tokens, "wiki_share": wiki_share,
                               "own_distractors": len([p for p in decoys if p in own]),
                               "other_paragraphs": len([p for p in decoys if p not in own]),

@@ -70,17 +70,25 @@ def place(evidence: list[str], depths: list[float], filler: list[str], filler_co
 
 def place_apart(evidence: list[str], decoys: list[str], rng: random.Random, filler: list[str],
                 filler_counts: np.ndarray, n_tokens: int, tokenizer: Tokenizer, min_gap_tokens: int,
-                start: int = 0, without_first: bool = False) -> Placed:
+                start: int = 0, without_first: bool = False, hops_only: bool = False) -> Placed:
     """Two evidence passages (the hops) and `decoys` at depths drawn from `rng` over the whole text, drawn again (from
     the same generator, so a seed fixes the book) until the hops are at least `min_gap_tokens` apart: with chunks of
     at most that many tokens they are read by different agents. Either hop may come first. `without_first`: the
-    same draws, with filler where the first hop would be (its offset is then the filler's there)."""
+    same draws, with filler where the first hop would be (its offset is then the filler's there). `hops_only`: the
+    two hops alone, in the order the book has them, nothing else."""
     for _ in range(100):
         near = rng.uniform(0.0, 1.0 - min(min_gap_tokens / n_tokens, 0.95))
         far = rng.uniform(near + min(min_gap_tokens / n_tokens, 0.95), 1.0)
         depths = ([near, far] if rng.random() < 0.5 else [far, near]) + [rng.random() for _ in decoys]
         placed = place(evidence + decoys, depths, filler, filler_counts, n_tokens, tokenizer, start=start)
         if abs(placed.offsets[1] - placed.offsets[0]) >= min_gap_tokens:
+            if hops_only:
+                first, second = sorted(range(2), key=lambda k: placed.offsets[k])
+                units = [evidence[first] + SEPARATOR, evidence[second] + SEPARATOR]
+                counts = [len(tokenizer.encode(u)) for u in units]
+                offsets = [0, 0]
+                offsets[first], offsets[second] = 0, counts[0]
+                return Placed("".join(units), offsets, sum(counts))
             if without_first:
                 return place(["", *evidence[1:], *decoys], depths, filler, filler_counts, n_tokens, tokenizer,
                              start=start)

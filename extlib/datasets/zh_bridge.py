@@ -98,11 +98,13 @@ def notes(row: dict, distractors: int, rng: random.Random) -> tuple[list[str], l
 
 def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool = True,
           ids: list[str] | None = None, split: str = "dev", distractors: int = 6,
-          min_gap_tokens: int = 600, without_first_hop: bool = False) -> list[Task]:
+          min_gap_tokens: int = 600, without_first_hop: bool = False,
+          hops_only: bool = False) -> list[Task]:
     """split: dev, test or reserve (disjoint id lists in data/splits/zh-bridge.json); distractors: village->province
     notes about other villages (and half as many person->village notes about other people); min_gap_tokens: least
     distance between the two hops; without_first_hop: the same book without the person->village note of the
-    question's person, for the shortcut baseline that has only notes of the second hop's form to answer from."""
+    question's person, for the shortcut baseline that has only notes of the second hop's form to answer from;
+    hops_only: the two hops alone, no novel and no other note (what a reader given exactly the evidence can do)."""
     limit = len(questions()[0]["others"])
     if not 0 <= distractors <= limit:
         raise UserError(f"distractors must be from 0 to {limit}, got {distractors}")
@@ -116,11 +118,12 @@ def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, pro
         rng = random.Random(f"{seed}:{row['id']}")
         evidence, decoys = notes(row, distractors, rng)
         placed = place_apart(evidence, decoys, rng, filler, counts, input_tokens, tokenizer, min_gap_tokens,
-                             start=rng.randrange(len(sanguo_passages())), without_first=without_first_hop)
+                             start=rng.randrange(len(sanguo_passages())), without_first=without_first_hop,
+                             hops_only=hops_only)
         out.append(Task(id=row["id"], question=row["question"], knowledge=placed.text,
                         answers=[row["province"]], lang="zh", metric="zh",
                         meta={"dataset": "zh-bridge", "input_tokens": placed.tokens, "split": split,
-                              "without_first_hop": without_first_hop,
+                              "without_first_hop": without_first_hop, "hops_only": hops_only,
                               "distractors": distractors, "second_hop_form_notes": distractors + 1,
                               "gold": [{"fact": f, "token_offset": o} for f, o in zip(evidence, placed.offsets)],
                               "decoys": [{"fact": f, "token_offset": o} for f, o in zip(decoys, placed.offsets[2:])],
