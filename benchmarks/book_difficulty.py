@@ -41,7 +41,8 @@ LENGTHS_X = (1, 2, 4, 8)
 def cells(book: str, density: float) -> list[Cell]:
     options = {"split": "dev", DENSITY[book]: density}
     inside = {**options, "min_gap_tokens": INSIDE // 3}  # one reader sees it all: the hops need not be far apart
-    return [Cell(book, "direct", INSIDE, {}, {**inside, "hops_only": True}, label="oracle"),
+    oracle = {"split": "dev", "min_gap_tokens": INSIDE // 3, "hops_only": True}  # no distractor: one cell a book
+    return [Cell(book, "direct", INSIDE, {}, oracle, label="oracle"),
             Cell(book, "direct", INSIDE, {}, inside, label="whole book"),
             Cell(book, "direct", INSIDE, {}, {**inside, "without_first_hop": True}, label="shortcut"),
             Cell(book, "drag", 8 * WINDOW, {}, options, label="retrieval")]

@@ -97,7 +97,7 @@ def notes(row: dict, distractors: int, rng: random.Random) -> tuple[list[str], l
 
 
 def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool = True,
-          ids: list[str] | None = None, split: str = "dev", distractors: int = 6,
+          ids: list[str] | None = None, split: str = "dev", distractors: int = 4,
           min_gap_tokens: int = 600, without_first_hop: bool = False,
           hops_only: bool = False) -> list[Task]:
     """split: dev, test or reserve (disjoint id lists in data/splits/zh-bridge.json); distractors: village->province

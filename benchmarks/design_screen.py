@@ -1,0 +1,69 @@
+"""ExtAgents' design variants side by side on the development split of a bridge-needed book: every choice of the
+issue "ExtAgents keeps what its agents find" (which guard set, which rating, which chunk size) is made from these
+rows, never from the test split. Each variant is a cell of one study (question by question across the variants,
+rows resumable under results/dev/design/), and the table gives per variant the mean F1, its paired difference with
+the first variant (95% bootstrap interval; wins/ties/losses), the share of questions with a second round, and the
+prompt tokens and calls per question. No time is compared here.
+
+    .venv/bin/python benchmarks/design_screen.py --book zh-bridge --length 4096 --limit 10
+    .venv/bin/python benchmarks/design_screen.py --book hotpotqa-bridge --length 4096 --limit 10 \\
+        --variants small-model evidence evidence-order
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from extlib.engine import EngineSettings, clients  # noqa: E402
+from extlib.results import bootstrap_interval  # noqa: E402
+from extlib.study import Cell, run_study  # noqa: E402
+
+WINDOW = 1024
+BOOK = {"zh-bridge": {"split": "dev", "distractors": 4},  # densities fixed by benchmarks/book_difficulty.py
+        "hotpotqa-bridge": {"split": "dev", "wiki_share": 0.5}}
+BASE = {"chunk_tokens": 384, "seek_max_tokens": 128}  # eq. 6's room holds about 300 tokens of messages
+VARIANTS = {  # the candidates; the first one named on the command line is the reference
+    "small-model": {"guards": "small-model"},  # the design before this issue (the CPU study's ExtAgents v5)
+    "evidence": {"guards": "evidence"},  # messages are their chunk's sentences, chained to the question
+    "evidence-order": {"guards": "evidence", "rating": "order"},  # the same, no rating calls
+    "paper": {"guards": "none", "prompt_set": "paper"},  # the paper's protocol
+    "evidence-no-gks": {"guards": "evidence", "gks": False},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--book", required=True, choices=sorted(BOOK))
+    parser.add_argument("--length", type=int, default=4 * WINDOW)
+    parser.add_argument("--variants", nargs="+", default=["small-model", "evidence", "evidence-order"],
+                        choices=sorted(VARIANTS))
+    parser.add_argument("--n", type=int, default=30)
+    parser.add_argument("--limit", type=int, default=0, help="answer only the first LIMIT questions now")
+    parser.add_argument("--out", default=str(ROOT / "results" / "dev" / "design"))
+    args = parser.parse_args()
+    cells = [Cell(args.book, "extagents", args.length, {**BASE, **VARIANTS[v]}, BOOK[args.book], label=v)
+             for v in args.variants]
+    with clients(EngineSettings(context_window=WINDOW)) as (llm, _):
+        rows = run_study(cells, llm, args.out, n=args.n, seed=0, window=WINDOW, limit=args.limit)
+    reference = rows[rows.label == args.variants[0]].set_index("id")["f1"]
+    print(f"{args.book} at {args.length} tokens, dev split, {len(reference)} questions")
+    for variant in args.variants:
+        cell = rows[rows.label == variant].set_index("id")
+        shared = reference.index.intersection(cell.index)
+        diffs = (cell.loc[shared, "f1"] - reference.loc[shared]).mul(100)
+        low, high = bootstrap_interval(diffs.tolist())
+        usage = cell["usage"].tolist()
+        print(f"  {variant:16} F1 {100 * cell['f1'].mean():5.1f}  vs {args.variants[0]} {diffs.mean():+5.1f} "
+              f"({low:+.0f} to {high:+.0f}; {(diffs > 0).sum()}/{(diffs == 0).sum()}/{(diffs < 0).sum()})  "
+              f"round 2 in {(cell['rounds'] > 1).sum()}/{len(cell)}  "
+              f"{sum(u['prompt_tokens'] for u in usage) / len(usage):,.0f} prompt tokens, "
+              f"{sum(u['calls'] for u in usage) / len(usage):.1f} calls a question")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Where ExtAgents' evidence went, question by question, on the bridge-needed books: which chunks held the two hops,
+whether their agents put them on the scratchpad and in which round, whether GKS showed the second hop's agent the
+first hop, whether the answering KAR step read both, and what it answered. Reads run files only (no model call).
+
+    .venv/bin/python benchmarks/evidence_account.py results/dev/design/zh-bridge/extagents__*.jsonl
+
+Classes (the first that applies): right (F1 >= 50); hop 1 missing (no message of its chunk holds it); hop 2 missing
+(hop 1 was posted, hop 2 never: the bridge was not found); outranked (both posted, the answering step did not read
+both); misread (it read both and answered otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from extlib.chunking import chunk_text  # noqa: E402
+from extlib.datasets import default_tokenizer, load_tasks, truncation  # noqa: E402
+from extlib.jsonl import read_jsonl  # noqa: E402
+from extlib.methods import make_method  # noqa: E402
+
+
+def hop_markers(task_meta: dict) -> list[str]:
+    """A text that marks each hop in a chunk: the planted note, or the gold paragraph's title line."""
+    return [g.get("fact") or f"{g['title']}\n" for g in task_meta["gold"]]
+
+
+def posted(call: dict) -> str:
+    """What a seeking call put on the scratchpad ("" when nothing)."""
+    if call["role"] != "seek" or call.get("dropped") or call.get("error"):
+        return ""
+    text = call.get("posted") or call["output"]
+    return "" if text.strip().upper().startswith(("NONE", "NO INFORMATION")) else text
+
+
+def account(row: dict, task, tokenizer) -> dict:
+    spec = row["spec"]
+    method = make_method("extagents", context_window=spec["context_window"], input_tokens=spec["input_tokens"],
+                         truncate=truncation(spec["dataset"]), **spec["knobs"])
+    cfg = method.config
+    chunks = chunk_text(task.knowledge, tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate, cfg.paragraphs,
+                        cfg.overlap)
+    markers = hop_markers(task.meta)
+    holders = [next((i for i, c in enumerate(chunks) if m.strip() in c), None) for m in markers]
+    calls = row["calls"]
+    found = [min((c["round"] for c in calls if c["chunk"] == h and posted(c)), default=None) for h in holders]
+    reasons = [c for c in calls if c["role"] == "reason"]
+    last = reasons[-1] if reasons else None
+    ranking = row["extra"].get("ranking", [])
+    read = set(ranking[last["round"] - 1][:last["step"]]) if last and ranking and last["step"] else set()
+    if row["f1"] >= 0.5:
+        verdict = "right"
+    elif found[0] is None:
+        verdict = "hop 1 missing"
+    elif found[1] is None:
+        verdict = "hop 2 missing"
+    elif not {h for h in holders if h is not None} <= read:
+        verdict = "outranked"
+    else:
+        verdict = "misread"
+    return {"id": row["id"], "f1": row["f1"], "rounds": row["rounds"], "holders": holders, "found in round": found,
+            "answer": row["answer"], "gold": row["answers"][0], "verdict": verdict}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args()
+    tokenizer = default_tokenizer()
+    for file in args.files:
+        rows = list({r["id"]: r for r in read_jsonl(Path(file))}.values())
+        spec = rows[0]["spec"]
+        tasks = {t.id: t for t in load_tasks(spec["dataset"], spec["input_tokens"], n=spec["n"], seed=spec["seed"],
+                                             tokenizer=tokenizer, progress=False, **spec["options"])}
+        lines = [account(r, tasks[r["id"]], tokenizer) for r in rows if r["id"] in tasks]
+        print(f"{Path(file).name}: {len(lines)} questions, mean F1 {100 * sum(x['f1'] for x in lines) / len(lines):.1f}"
+              f", knobs {spec['knobs']}")
+        for x in lines:
+            print(f"  {x['id']}: {x['verdict']:13} rounds {x['rounds']} hops in chunks {x['holders']} posted in round "
+                  f"{x['found in round']}; answered {x['answer'][:40]!r} (gold {x['gold']!r})")
+        print("  " + ", ".join(f"{k} {v}" for k, v in Counter(x["verdict"] for x in lines).most_common()))
+
+
+if __name__ == "__main__":
+    main()
