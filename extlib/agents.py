@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from .calls import call
 from .llm import LLMClient
-from .parsing import parse_answer, parse_score
+from .parsing import answer_in_prose, parse_answer, parse_score, verdict
 from .prompts import PromptSet, ordinal
 from .trace import CallRecord
 
@@ -62,8 +62,12 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
         return None, record
     asks_for_line = "Answer:" in template
     answer = parse_answer(text, answer_line=asks_for_line and not must_answer)
+    if answer is None and asks_for_line:  # no answer line: an answer stated in prose, or a yes/no verdict
+        answer = answer_in_prose(text) or (verdict(text) if "NO ANSWER" not in text.upper() else None)
     if answer is None and must_answer and asks_for_line:
         answer = parse_answer(next((ln for ln in reversed(text.splitlines()) if ln.strip()), ""))
+    if answer is not None:
+        answer = verdict(answer) or answer  # "Answer: Yes, both are American": "yes"
     if answer is not None and not must_answer and not accept(answer, messages, question):
         record.dropped = "answer not stated by the messages"
         return None, record

@@ -236,12 +236,14 @@ def say_versions(preset: str, committed: dict[str, Any]) -> None:
 
 
 def cells_not_current(executed: Path) -> list[dict[str, str]]:
-    """The cells an executed notebook drew with a note (extlib.study.announce_not_current)."""
+    """The cells an executed notebook drew with a note (extlib.study.announce_not_current), each once (a notebook
+    may draw one cell in several figures)."""
     if not executed.exists():
         return []
     cells = json.loads(executed.read_text(encoding="utf-8"))["cells"]
-    return [cell for c in cells for output in c.get("outputs", [])
-            for cell in output.get("data", {}).get(NOT_CURRENT_MIME, {}).get("cells", [])]
+    found = [cell for c in cells for output in c.get("outputs", [])
+             for cell in output.get("data", {}).get(NOT_CURRENT_MIME, {}).get("cells", [])]
+    return list({cell["file"]: cell for cell in found}.values())
 
 
 def say_not_current(preset: str, not_current: dict[str, list[dict[str, str]]]) -> None:

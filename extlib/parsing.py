@@ -48,6 +48,32 @@ def parse_answer(text: str, answer_line: bool = False) -> str | None:
     return answer
 
 
+_VERDICT = re.compile(r"\s*\**\s*(yes|no)\b\**(?![\s\-_]*(?:answer|information|info|new)\b)\s*(?:[,.;:!]|$)",
+                      re.IGNORECASE)
+
+
+def verdict(text: str) -> str | None:
+    """"yes" or "no" when a reply or an answer opens with that verdict ("Yes, both are American.", "No."), else
+    None: the reasoning agent often answers a yes/no question that way, with or without an `Answer:` line, and
+    HotpotQA scores such an answer only when it is the bare word."""
+    match = _VERDICT.match(text)
+    return match.group(1).lower() if match else None
+
+
+_ANSWER_IS = re.compile(r"\banswer\s+is\s*[:：]?\s*(.+?)\s*$|答案(?:应该)?是\s*[:：]?\s*(.+?)\s*$",
+                        re.IGNORECASE | re.MULTILINE)
+
+
+def answer_in_prose(text: str) -> str | None:
+    """The answer a reasoning reply states in prose ("Therefore, the answer is Rutland."), when it wrote no `Answer:`
+    line; None when it states none or says NO ANSWER."""
+    found = _ANSWER_IS.findall(text)
+    if not found or "NO ANSWER" in text.upper():
+        return None
+    answer = (found[-1][0] or found[-1][1]).strip().strip("`*\"'<>[] ").rstrip("。.").strip("`*\"'<>[] ")
+    return answer or None
+
+
 def labeled_line(text: str, label: str) -> str | None:
     """The rest of the first line that starts with `label:` (e.g. a lead's `Query: ...`), or None."""
     for line in text.splitlines():

@@ -68,15 +68,30 @@ def lines_with_ci(ax: plt.Axes, summary: pd.DataFrame, x: str, hue: str, scale: 
 
 
 def label_notes(ax: plt.Axes, summary: pd.DataFrame, x: str, scale: float = 100.0, color=None) -> None:
-    """Write each point's note (a partial cell, or one of another method version than the code's) beside it, so
-    a figure drawn from committed rows never passes such a point off as a computed one."""
+    """Draw each point with a note (a partial cell, or one of another method version than the code's) hollow and
+    write the note beside it, once per line (at the rightmost point that has it), so a figure drawn from committed
+    rows never passes such a point off as a computed one and four lines of one old version stay readable."""
     if "note" not in summary:
         return
-    for _, point in summary[summary["note"].fillna("").astype(bool)].iterrows():
+    noted = summary[summary["note"].fillna("").astype(bool)]
+    for _, point in noted.iterrows():
         ax.scatter([point[x]], [scale * point["mean"]], s=36, facecolors="white", edgecolors=color or "black",
                    zorder=6)  # hollow: not a point computing would draw now
-        ax.annotate(point["note"], (point[x], scale * point["mean"]), textcoords="offset points", xytext=(4, -9),
+    for note, points in noted.groupby("note"):
+        point = points.loc[points[x].idxmax()]
+        ax.annotate(note, (point[x], scale * point["mean"]), textcoords="offset points", xytext=(4, -9),
                     fontsize=6, color=color or "black", zorder=7)
+
+
+def mark_noted_bars(ax: plt.Axes, bars, notes: list[str], color) -> None:
+    """Bars drawn from cells with a note (see label_notes) hatched and hollow, the note written once above them."""
+    noted = [(bar, note) for bar, note in zip(bars, notes) if isinstance(note, str) and note]
+    for bar, _ in noted:
+        bar.set(facecolor="white", edgecolor=color, hatch="//")
+    for note in dict.fromkeys(note for _, note in noted):
+        bar = [b for b, n in noted if n == note][-1]
+        ax.annotate(note, (bar.get_x() + bar.get_width() / 2, bar.get_height()), textcoords="offset points",
+                    xytext=(0, 3), ha="center", fontsize=6, color=color, zorder=7)
 
 
 def length_axis(ax: plt.Axes, ticks: list[float], label: str = "knowledge length (x window)") -> None:

@@ -38,6 +38,7 @@ SEARCH_REPLIES = ["<think>x</think><search> Kettleby ## Rutland county </search>
 SETTINGS = {"extagents": [{}, {"rating": "bm25"}, {"rating": "order"}, {"gks": False}, {"kar": False},
                           {"mode": "reference-code"}, {"exclusion": True, "rounds": 3},
                           {"prompt_set": "paper", "guards": "none"},
+                          {"guards": "evidence"}, {"guards": "evidence", "rating": "order"},
                           {"paragraphs": True}, {"grounding": 0.0}, {"grounding": 0.0, "mode": "reference-code"}],
             "mapreduce": [{}, {"chunk_tokens": 48}], "chain-of-agents": [{"context_window": 2048}],
             "longagent": [{"context_window": 3000, "chunk_tokens": 300}], "o2-searcher": [{}, {"open_ended": True}]}

@@ -55,3 +55,36 @@ def test_an_answer_must_be_stated_by_the_messages():
     assert not answer_is_stated("Northumberland", facts)
     assert answer_is_stated("Kettleby", facts) and answer_is_stated("the village of Kettleby", facts)
     assert answer_is_stated("yes", facts) and answer_is_stated("No.", facts)
+
+
+def test_a_reply_that_opens_with_its_verdict_answers_a_yes_no_question():
+    from extlib.parsing import verdict
+
+    assert [verdict(t) for t in ("Yes, both are American.", "No.", "**Yes**, they are", "no")] == [
+        "yes", "no", "yes", "no"]
+    assert [verdict(t) for t in ("NO ANSWER", "No answer can be given", "NO INFORMATION", "Nobody knows",
+                                 "Noel Coward", "yes-man", "No new facts")] == [None] * 7
+
+
+def test_the_reasoning_agent_reads_yes_and_no_with_or_without_an_answer_line():
+    from extlib import agents
+    from extlib.methods.base import run_sync
+    from extlib.prompts import get_prompts
+    from extlib.testing import scripted_client
+
+    prompts = get_prompts("small", "en", "facts-first")
+    for reply, expected in (("Yes, both were born in Ohio.", "yes"),
+                            ("Both were born in Ohio.\nAnswer: Yes, both.", "yes"),
+                            ("No, I cannot tell.\nAnswer: NO ANSWER", None), ("Answer: Rutland", "Rutland")):
+        answer, _ = run_sync(agents.reason(scripted_client(lambda p, r=reply: r), prompts, "Were both born in Ohio?",
+                                           ["A was born in Ohio.", "B was born in Ohio."], False, 1, 64))
+        assert answer == expected, reply
+
+
+def test_an_answer_stated_in_prose_counts_when_there_is_no_answer_line():
+    from extlib.parsing import answer_in_prose
+
+    assert answer_in_prose("Pike was born in Rutland. Therefore, the answer is Rutland.") == "Rutland"
+    assert answer_in_prose("So the answer is: **Rutland**.") == "Rutland"
+    assert answer_in_prose("因此，答案是：江西省") == "江西省"
+    assert answer_in_prose("The answer is NO ANSWER") is None and answer_in_prose("I do not know the answer.") is None

@@ -170,7 +170,9 @@ class Scratchpad:
 
 class ExtAgents(Method):
     name = "extagents"
-    version = 5  # 2, 3: issue 13's checks; 4: list numbers are no numbers; 5: no KAR step over messages read before
+    # 2, 3: issue 13's checks; 4: list numbers are no numbers; 5: no KAR step over messages read before; 6: the
+    # reasoning agent's answer is read when stated in prose or as a yes/no verdict without an "Answer:" line
+    version = 6
 
     config_class = ExtAgentsConfig
 
