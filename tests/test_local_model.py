@@ -89,6 +89,37 @@ def test_a_two_hop_document_is_answered_in_round_two_on_the_bundled_model(tmp_pa
     assert prediction["extra"]["broadcast"][1]  # round 2 was shown round 1's messages
 
 
+@pytest.mark.parametrize("chunk_tokens", [256, 384, 448])
+def test_the_chain_of_names_picks_the_bridge_among_decoy_notes(default_server, chunk_tokens):
+    """A scene with seven margin notes: the chain Wrenfield -> Pike -> Rutland and decoy chains of the same form
+    (Bream -> Sallow -> Westmarch, Tarn -> Crewe -> Norland, Marle -> Kestwick), the two hops in different chunks
+    at every size tried. With the evidence guards, what an agent posts is its chunk's own sentence: in round 1 the
+    agents holding county notes each claim "Wrenfield was born in <their county>", which posts their true notes
+    (Pike's Rutland, Sallow's Westmarch, ...) and never the invented claim; the chain of names from the question
+    (Wrenfield -> Pike -> Rutland) ranks the two hops above the decoys, and KAR answers from them. On an AVX2-only
+    AMD EPYC this happened at 256, 320, 384 and 448-token chunks, every time in round 1: on this scene GKS is not
+    needed, because the second hop's agent states a candidate fact without being shown the first hop."""
+    from extlib.chunking import chunk_text
+
+    hop_1 = "Tobias Wrenfield was born in the same village as the bell-ringer Amos Pike"
+    hop_2 = "The bell-ringer Amos Pike was born in the county of Rutland"
+    text = (DATA / "two_hop_distractors.txt").read_text()
+    chunks = chunk_text(text, default_server.tokenizer(), chunk_tokens)
+    holders = [next(i for i, c in enumerate(chunks) if hop in c) for hop in (hop_1, hop_2)]
+    assert holders[0] != holders[1]
+    method = ExtAgents(context_window=1024, chunk_tokens=chunk_tokens, seek_max_tokens=128, guards="evidence")
+    prediction = method.run(Task("two-hop-distractors", TWO_HOP_QUESTION, text, ["Rutland"]),
+                            default_server.client())
+    assert "Rutland" in prediction.answer
+    assert not any(county in prediction.answer for county in ("Westmarch", "Norland", "Kestwick"))
+    kept = [c for c in prediction.calls if c.role == "seek" and not c.dropped and not c.error
+            and c.output.strip() != "NONE"]
+    assert any(hop_2 in (c.posted or c.output) for c in kept if c.chunk == holders[1])  # the bridge fact
+    for call in kept:  # what reached the scratchpad is text of the agent's chunk, never the reply's own claim
+        assert all(line.strip() in chunks[call.chunk] for line in (call.posted or call.output).splitlines())
+    assert set(prediction.extra["ranking"][-1][:2]) == set(holders)  # the chain ranks the hops above the decoys
+
+
 def test_library_api_against_the_server(local_server, tmp_path):
     llm = local_server.client(cache=ResponseCache(tmp_path / "responses.sqlite"))
     task = Task("harbour", QUESTION, (DATA / "harbour.txt").read_text(), ["Ezra Holloway"])
