@@ -34,7 +34,7 @@ from extlib.study import Cell, evidence_inside, run_study  # noqa: E402
 WINDOW = 1024
 INSIDE = 850  # knowledge that Direct Input's prompt holds whole in a 1,024-token window
 ORACLE_F1, SHORTCUT_F1, RETRIEVAL_GAP = 60.0, 25.0, 25.0
-DENSITY = {"zh-bridge": "distractors", "hotpotqa-bridge": "wiki_share"}
+DENSITY = {"zh-bridge": "distractors", "en-bridge": "distractors", "hotpotqa-bridge": "wiki_share"}
 LENGTHS_X = (1, 2, 4, 8)
 
 
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(ROOT / "results" / "dev" / "book_difficulty"))
     args = parser.parse_args()
-    densities = [int(d) if args.book == "zh-bridge" else d for d in args.densities]
+    densities = [int(d) if DENSITY[args.book] == "distractors" else d for d in args.densities]
     with clients(EngineSettings(context_window=WINDOW)) as (llm, _):
         for density in densities:
             rows = run_study(cells(args.book, density), llm, args.out, n=args.n, seed=args.seed, window=WINDOW)

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from extlib.datasets import hotpotqa, zh_bridge  # noqa: E402
+from extlib.datasets import en_bridge, hotpotqa, zh_bridge  # noqa: E402
 from extlib.datasets.splits import FOLDER, SPLITS  # noqa: E402
 
 PER_SPLIT = 200
@@ -32,7 +32,8 @@ def main() -> None:
     rows, pool = hotpotqa.load_pool()
     bridge = [r["_id"] for r in rows if r.get("type") == "bridge" and len(pool.gold[r["_id"]]) == 2]
     lists = {"zh-bridge": split([q["id"] for q in zh_bridge.questions()], seed=1),
-             "hotpotqa-bridge": split(bridge, seed=2)}
+             "hotpotqa-bridge": split(bridge, seed=2),
+             "en-bridge": split([q["id"] for q in en_bridge.questions()], seed=3)}
     FOLDER.mkdir(parents=True, exist_ok=True)
     for dataset, splits in lists.items():
         assert not set(splits["dev"]) & set(splits["test"]) and not set(splits["test"]) & set(splits["reserve"])

@@ -10,7 +10,7 @@ from extlib.datasets.splits import FOLDER, SPLITS, split_ids
 from extlib.datasets.zh_bridge import questions
 
 
-@pytest.mark.parametrize("dataset", ["zh-bridge", "hotpotqa-bridge"])
+@pytest.mark.parametrize("dataset", ["zh-bridge", "hotpotqa-bridge", "en-bridge"])
 def test_the_splits_are_disjoint_and_committed(dataset):
     lists = json.loads((FOLDER / f"{dataset}.json").read_text())
     assert set(lists) == set(SPLITS) and all(len(ids) == len(set(ids)) == 200 for ids in lists.values())
@@ -31,7 +31,7 @@ def test_a_chinese_book_has_one_chain_to_a_province_among_notes_of_the_same_kind
         notes = province_notes(task.knowledge)
         assert len(notes) == 7 and sum(q["village"] in n for n in notes) == 1  # the question's village: one note
         provinces = {p for n in notes for p in re.findall(r"(\w{2})省", n)}
-        assert len(provinces) == 7 and q["province"] in provinces  # every province note names another province
+        assert len(provinces) == 7 and q["region"] in provinces  # every province note names another province
         born = [n for n in task.knowledge.split("\n\n") if q["person"] in n]
         assert len(born) == 1 and q["village"] in born[0]  # only hop 1 links the question's person
         hop1, hop2 = (g["token_offset"] for g in task.meta["gold"])
@@ -39,6 +39,24 @@ def test_a_chinese_book_has_one_chain_to_a_province_among_notes_of_the_same_kind
     again = load_tasks("zh-bridge", 4096, n=5, seed=3, split="dev", distractors=6, progress=False)
     assert [t.knowledge for t in again] == [t.knowledge for t in load_tasks(
         "zh-bridge", 4096, n=5, seed=3, split="dev", distractors=6, progress=False)]
+
+
+def test_an_english_book_has_one_chain_to_a_county_among_notes_of_the_same_kinds():
+    from extlib.datasets import en_bridge
+
+    row = {q["id"]: q for q in en_bridge.questions()}
+    for task in load_tasks("en-bridge", 4096, n=5, seed=3, split="dev", distractors=6, progress=False):
+        q = row[task.id]
+        notes = [n for n in task.meta["gold"] + task.meta["decoys"] if any(c in n["fact"] for c in en_bridge.COUNTIES)]
+        assert len(notes) == 7 and sum(q["village"] in n["fact"] for n in notes) == 1
+        counties = {c for n in notes for c in en_bridge.COUNTIES if c in n["fact"]}
+        assert len(counties) == 7 and q["region"] in counties  # every county note names another county
+        surname = q["person"].split()[-1]
+        born = [p for p in task.knowledge.split("\n\n") if surname in p]
+        assert len(born) == 1 and q["village"] in born[0]  # only hop 1 names the question's person
+        assert all(n["fact"] in task.knowledge for n in task.meta["gold"] + task.meta["decoys"])
+        hop1, hop2 = (g["token_offset"] for g in task.meta["gold"])
+        assert abs(hop2 - hop1) >= 600 and task.answers == [q["region"]] and task.metric == "hotpotqa"
 
 
 def test_the_shortcut_book_lacks_only_the_first_hop():

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import MissingFile, UserError
 from ..tokenizer import Tokenizer, load_tokenizer
 from ..trace import Task
-from . import babilong, hotpotqa, hotpotqa_bridge, hotpotqa_longdoc, longbook, user, zh_bridge, zh_longdoc
+from . import babilong, en_bridge, hotpotqa, hotpotqa_bridge, hotpotqa_longdoc, longbook, user, zh_bridge, zh_longdoc
 from .common import DataError
 from .filler import FILLERS, paragraph_counts
 from .packing import TooLong
@@ -27,6 +27,7 @@ DATASETS: dict[str, Callable[..., list[Task]]] = {
     # books where the bridge is needed: the hops among look-alike distractors, dev/test/reserve id lists
     "hotpotqa-bridge": hotpotqa_bridge.tasks,  # HotpotQA bridge questions among Wikipedia paragraphs in a play
     "zh-bridge": zh_bridge.tasks,  # Chinese two-hop chains among notes of the same kinds that lead nowhere
+    "en-bridge": en_bridge.tasks,  # the same in English, in Shakespeare's plays
     "babilong": babilong.tasks,  # bAbI qa2/qa3 stories from a seeded simulation, hidden in plays (held out)
     "infinitebench-en": longbook.infinitebench_tasks("en"),  # official En.QA jsonl (path= or the hub)
     "infinitebench-zh": longbook.infinitebench_tasks("zh"),  # official Zh.QA jsonl
