@@ -25,6 +25,7 @@ from extlib.study import Cell, run_study  # noqa: E402
 
 WINDOW = 1024
 BOOK = {"zh-bridge": {"split": "dev", "distractors": 4},  # densities fixed by benchmarks/book_difficulty.py
+        "en-bridge": {"split": "dev", "distractors": 4},
         "hotpotqa-bridge": {"split": "dev", "wiki_share": 0.5}}
 BASE = {"chunk_tokens": 384, "seek_max_tokens": 128}  # eq. 6's room holds about 300 tokens of messages
 VARIANTS = {  # the candidates; the first one named on the command line is the reference

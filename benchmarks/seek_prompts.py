@@ -10,6 +10,11 @@ the scratchpad would hold it). Reported per wording, over the questions:
 The full method is then run on the same draw for the wording chosen (README: "Beyond the window").
 
     .venv/bin/python benchmarks/seek_prompts.py --dataset hotpotqa-longdoc --n 8 --seed 1
+    .venv/bin/python benchmarks/seek_prompts.py --dataset zh-bridge --input-tokens 4096 --chunk-tokens 384 \\
+        --guards evidence --n 30
+
+On the bridge-needed books (dev split only) a gold chunk's reply counts as kept when what the guards post holds
+the hop's note, and `--guards` chooses the admission (the evidence guards post the chunk's own sentences).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from extlib.chunking import chunk_text
 from extlib.datasets import load_tasks
 from extlib.engine import EngineSettings, clients
 from extlib.grounding import admission
+from extlib.guards import GUARD_SETS, make_guards
 from extlib.metrics import normalize_answer
 from extlib.parsing import is_no_information
 from extlib.prompts import get_prompts
@@ -38,10 +44,23 @@ WORDINGS_EN = {
                    "the sentences of the text that mention a name from the facts found so far or that help answer "
                    "the question. Do not copy the facts found so far. If there are none, write NONE.")),
 }
+WORDINGS_EN["entities"] = dict(  # a fact about what the question names is evidence even when it answers nothing
+    seek_first=("Text:\n{chunk}\n\nQuestion: {question}\nWrite down the facts from the text about the people, "
+                "places and things the question names, or that help answer it, in full sentences with names, even "
+                "if they do not answer the question. If there are none, write NONE."))
+WORDINGS_EN["named"] = dict(  # round 1 reads only what the question names; later rounds follow the facts found
+    seek_first=("Text:\n{chunk}\n\nQuestion: {question}\nWrite down the facts from the text about the people, "
+                "places and things the question names, in full sentences with names. If the text does not mention "
+                "them, write NONE."))
 WORDINGS_EN["chunk-first"] = {"seek_next": get_prompts("small", "en", "chunk-first").seek_next}  # issue 14's layout
 WORDINGS_ZH = {
     "facts": {},
     "chunk-first": {"seek_next": get_prompts("small", "zh", "chunk-first").seek_next},
+    "entities": dict(seek_first=("文本：\n{chunk}\n\n问题：{question}\n写下文本中关于问题提到的人、地点或事物的事实，"
+                                 "或有助于回答问题的事实，用带有名字的完整句子，即使它们不能直接回答问题。如果没有，"
+                                 "写 NONE。")),
+    "named": dict(seek_first=("文本：\n{chunk}\n\n问题：{question}\n写下文本中关于问题提到的人、地点或事物的事实，"
+                              "用带有名字的完整句子。如果文本没有提到它们，写 NONE。")),
     "copy": dict(
         seek_first=("文本：\n{chunk}\n\n问题：{question}\n逐字抄写文本中提到问题所说的人、地、物或有助于回答问题的句子。"
                     "如果没有，写 NONE。"),
@@ -72,58 +91,77 @@ def has_answer(text: str, answers: list[str]) -> bool:
     return any(normalize_answer(a) and normalize_answer(a) in normalize_answer(text) for a in answers)
 
 
-async def one_question(llm, task, prompts, rng: random.Random, chunk_tokens: int, input_tokens: int) -> dict:
+def judge(guards: str | None, reply: str, chunk: str, shown: list[str], question: str) -> tuple[bool, str]:
+    """(kept, what is posted or why not): the grounding check at 0.75 (guards None), or the guard set's admission."""
+    if is_no_information(reply):
+        return False, "NONE"
+    if guards is None:
+        why = admission(reply, chunk, shown, question, 0.75)
+        return why is None, why or reply
+    posted, why = make_guards(guards).admit(reply, chunk, shown, question)
+    return posted is not None, posted or why
+
+
+async def one_question(llm, task, prompts, rng: random.Random, chunk_tokens: int, input_tokens: int,
+                       guards: str | None) -> dict:
     chunks = chunk_text(task.knowledge, llm.tokenizer, chunk_tokens, input_tokens, "middle")
     gold = gold_chunks(task, chunks)
+    notes = [g.get("fact") for g in task.meta["gold"]]
     filler = rng.sample([i for i in range(len(chunks)) if i not in gold], 2)
     verdicts = {}
+
+    async def read(key: tuple[str, int], shown: list[str]) -> None:
+        reply, _ = await agents.seek(llm, prompts, task.question, chunks[key[1]], key[1], shown, len(shown) + 1, 256)
+        verdicts[key] = (reply or "", *judge(guards, reply or "", chunks[key[1]], shown, task.question))
+
+    def kept(key: tuple[str, int], hop: int | None = None) -> bool:
+        """Kept, and on a book of planted notes what is posted holds the hop's note (not a neighbour's)."""
+        note = notes[hop] if hop is not None else None
+        return verdicts[key][1] and (note is None or note.strip("（）。").split("：")[-1] in verdicts[key][2])
+
     for i in [g for g in gold if g >= 0] + filler:
-        reply, _ = await agents.seek(llm, prompts, task.question, chunks[i], i, [], 1, 256)
-        reply = reply or ""
-        verdicts[("r1", i)] = (reply, None if is_no_information(reply) else
-                               admission(reply, chunks[i], [], task.question, 0.75))
+        await read(("r1", i), [])
     shown = [first_hop(task)]
     for i in ([gold[-1]] if gold[-1] >= 0 else []) + filler[:1]:
-        reply, _ = await agents.seek(llm, prompts, task.question, chunks[i], i, shown, 2, 256)
-        reply = reply or ""
-        verdicts[("r2", i)] = (reply, None if is_no_information(reply) else
-                               admission(reply, chunks[i], shown, task.question, 0.75))
-
-    def kept(key):
-        reply, why = verdicts[key]
-        return not is_no_information(reply) and why is None
+        await read(("r2", i), shown)
     return {"id": task.id, "gold_chunks": gold, "filler": filler,
-            "gold_kept": [kept(("r1", g)) for g in gold if g >= 0],
-            "answer_found": any(kept(k) and has_answer(verdicts[k][0], task.answers) for k in verdicts
+            "gold_kept": [kept(("r1", g), h) for h, g in enumerate(gold) if g >= 0],
+            "answer_found": any(v[1] and has_answer(v[2], task.answers) for k, v in verdicts.items()
                                 if k[1] in gold),
-            "bridge": kept(("r2", gold[-1])) if gold[-1] >= 0 else None,
-            "filler_kept": [kept(k) for k in verdicts if k[1] in filler],
+            "bridge": kept(("r2", gold[-1]), len(gold) - 1) if gold[-1] >= 0 else None,
+            "filler_kept": [verdicts[k][1] for k in verdicts if k[1] in filler],
             "replies": {f"{k[0]}:{k[1]}": v for k, v in verdicts.items()}}
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", default="hotpotqa-longdoc", choices=["hotpotqa-longdoc", "zh-longdoc"])
+    parser.add_argument("--dataset", default="hotpotqa-longdoc", choices=["hotpotqa-longdoc", "zh-longdoc", "zh-bridge",
+                                                                   "en-bridge"])
     parser.add_argument("--n", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1, help="the development draw (the test draw is another seed)")
     parser.add_argument("--input-tokens", type=int, default=8192)
     parser.add_argument("--chunk-tokens", type=int, default=512)
     parser.add_argument("--context-window", type=int, default=1024)
     parser.add_argument("--wordings", default=None, help="comma list (default: all)")
+    parser.add_argument("--guards", default=None, choices=GUARD_SETS,
+                        help="judge replies by this guard set's admission (default: the grounding check at 0.75)")
     parser.add_argument("--out", default=None, help="write every reply and verdict to this JSON file")
     args = parser.parse_args(argv)
-    lang = "zh" if args.dataset == "zh-longdoc" else "en"
+    lang = "zh" if args.dataset.startswith("zh") else "en"
     wordings = WORDINGS_ZH if lang == "zh" else WORDINGS_EN
     names = args.wordings.split(",") if args.wordings else list(wordings)
-    tasks = load_tasks(args.dataset, args.input_tokens, n=args.n, seed=args.seed, progress=False)
+    options = {"split": "dev"} if args.dataset.endswith("-bridge") else {}  # never the test split
+    tasks = load_tasks(args.dataset, args.input_tokens, n=args.n, seed=args.seed, progress=False, **options)
     results: dict[str, list[dict]] = {}
     with clients(EngineSettings(context_window=args.context_window)) as (llm, _):
         for name in names:
             prompts = replace(get_prompts("small", lang), **wordings[name])
             rng = random.Random(args.seed)
-            results[name] = [asyncio.run(one_question(llm, t, prompts, rng, args.chunk_tokens, args.input_tokens))
+            results[name] = [asyncio.run(one_question(llm, t, prompts, rng, args.chunk_tokens, args.input_tokens,
+                                                      args.guards))
                              for t in tasks]
-    print(f"{args.dataset}, {args.input_tokens:,} tokens, seed {args.seed}, {len(tasks)} questions")
+    print(f"{args.dataset}, {args.input_tokens:,} tokens, seed {args.seed}, {len(tasks)} questions, "
+          f"guards {args.guards or 'grounding 0.75'}")
     print("| wording | gold kept | answer found | bridge (r2) | filler kept |")
     print("|---|---|---|---|---|")
     for name, rows in results.items():
