@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .connections import names_the_subject, shares_a_name
 from .grounding import STEM, fold, grounding_terms, names
 from .words import CJK
 
@@ -26,6 +27,7 @@ _SENTENCE = re.compile(r"[^.!?。！？;；\n]+(?:[.!?。！？;；]+[\"'”’)
 _LIST_MARKER = re.compile(r"^[ \t]*(?:\(?\d{1,2}[.)]|[-*\u2022])[ \t]+", re.M)
 MOST_SENTENCES = 4  # a message is at most this many sentences of its chunk
 MIN_CHARS = 12  # shorter pieces ("Act II.", "MARIA.") are no sentences to quote
+MIN_CJK_CHARS = 6  # a Chinese sentence says as much in fewer characters ("落菱垭村隶属河北省。" is 10)
 
 
 @dataclass
@@ -49,7 +51,7 @@ def sentences(chunk: str) -> list[str]:
         heading = lines[0].strip() if len(lines) == 2 and _is_heading(lines[0]) else ""
         for sentence in _SENTENCE.findall(lines[1] if heading else paragraph):
             sentence = sentence.strip()
-            if len(sentence) >= MIN_CHARS:
+            if len(sentence) >= (MIN_CJK_CHARS if CJK.search(sentence) else MIN_CHARS):
                 out.append(f"{heading}: {sentence}" if heading and heading not in sentence else sentence)
     return out
 
@@ -106,3 +108,17 @@ def anchor(reply: str, chunk: str, shown: list[str], question: str, template: fr
     if coverage <= floor or named and len(named - left) <= floor * len(named):
         return Anchored([], coverage, len(claims))
     return Anchored([candidates[k][0] for k in sorted(chosen)], coverage, len(claims))
+
+
+def about_the_subject(reply: str, chunk: str, question: str, shown: list[str]) -> list[str]:
+    """The chunk's sentences about what the reply is about, when that is the question's subject
+    (extlib.connections.names_the_subject) or a name of the messages shown to the agent: what the chunk says of the
+    question's person even when the reply states something else of them (a 1.5B model asked for a province invents
+    one for the person its chunk places in a village), and what it says of the first hop's village when the reply
+    names that village but not the chunk's sentence."""
+    asked, said = names(fold(question)), names(fold(reply))
+    followed = said & names(fold(" ".join(shown))) - asked  # the shown messages' names the reply takes up
+    if not names_the_subject(said, asked) and not followed:
+        return []
+    return [s for s in sentences(chunk) if names_the_subject(names(fold(s)), asked)
+            or followed and shares_a_name(names(fold(s)), followed)][:MOST_SENTENCES]

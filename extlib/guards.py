@@ -1,8 +1,18 @@
 """What a small model needs and the paper's loop does not have: checks on what enters the scratchpad, how its
 messages are ranked, and which answers are taken. ExtAgents calls one `Guards` object at those points and has no
 branch of its own for them; `Guards()` (the knob `guards="none"`) does nothing at any of them, which is the paper's
-protocol.
+protocol. Two sets are built from the parts below:
 
+evidence (messages are the source's own words, joined to the question by a chain of names):
+- admission: the chunk's sentences that support a reply are posted, not the reply (extlib.anchoring), and only those
+  a chain of shared names joins to the question through the messages the agent was shown (extlib.connections): a
+  true fact is never dropped for naming the question's entity, an invented claim never reaches the scratchpad, and
+  a second hop waits until GKS shows its agent the first hop, which is what GKS is for; a reply about the question's
+  subject also posts what its chunk says of the subject (the sentences naming it), whatever else the reply claims;
+- ranking: messages one link from the question first, then two, ...;
+- acceptance: an answer counts only when messages on such a chain state it.
+
+small-model (the design before; the replies themselves are posted):
 - admission (`admit`): the grounding check of extlib.grounding: echoes of the question or of the shown messages and
   replies whose names or words are not in the agent's own chunk stay off the scratchpad (a 1.5B model asked about a
   person its chunk never mentions states the question's relation about them anyway);
@@ -10,17 +20,18 @@ protocol.
   rating that judges each message alone scores a bridge fact ("Marrowby lies in Westmarch") low because it does not
   name the question's entity; without this it ranks last;
 - acceptance (`accepts`): an answer that states nothing the messages hold beyond the question's words is no answer
-  until the last step must answer (a small model that knows only the first hop invents the second);
-- repeats (`skip_repeats`): a KAR step over the very messages an earlier round's step read without an answer is not
-  asked again (same prompt, same greedy reply).
+  until the last step must answer (a small model that knows only the first hop invents the second).
+
+Both: a KAR step over the very messages an earlier round's step read without an answer is not asked again
+(`skip_repeats`: same prompt, same greedy reply).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .anchoring import anchor
-from .connections import links_from_question
+from .anchoring import about_the_subject, anchor
+from .connections import links_from_question, on_a_chain
 from .grounding import admission, answer_is_stated, names
 
 GUARD_SETS = ("evidence", "small-model", "none")
@@ -34,7 +45,9 @@ class Guards:
     links: bool = False  # rank a message right after the better-rated one it shares a name with
     skip_repeats: bool = False  # no KAR step over messages an earlier step read without an answer
     anchor: float = 0.0  # post the chunk's sentences that hold this share of a reply's claims, not the reply; 0: off
-    connected: bool = False  # rank by the chain of names from the question; take only answers such a chain states
+    connected: bool = False  # post, rank and answer by the chain of names from the question (through what is shown)
+    subject: bool = False  # with anchor: also post the chunk's sentences naming the question's subject, when the
+    # reply is about it (a 1.5B model invents the asked relation instead of stating what its chunk says of the person)
 
     @property
     def stated_only(self) -> bool:
@@ -44,16 +57,22 @@ class Guards:
     def admit(self, reply: str, chunk: str, shown: list[str], question: str, template: frozenset[str] = frozenset(),
               posted: str = "") -> tuple[str | None, str | None]:
         """(what goes on the scratchpad, None) or (None, why not): the chunk's sentences that support the reply
-        (extlib.anchoring) unless `posted` (the scratchpad's text) holds them all, or the reply itself if it passes
-        the grounding check (extlib.grounding.admission)."""
+        (extlib.anchoring), with `connected` only those a chain of names joins to the question through the messages
+        `shown` (a second hop waits until GKS shows its agent the first), unless `posted` (the scratchpad's text)
+        holds them all; or the reply itself if it passes the grounding check (extlib.grounding.admission)."""
         if self.anchor:
             found = anchor(reply, chunk, shown, question, template, self.anchor)
-            if not found.sentences:
+            subject = about_the_subject(reply, chunk, question, shown) if self.subject else []
+            chosen = found.sentences + [s for s in subject if s not in found.sentences]
+            if not chosen:
                 return None, (f"not in its chunk: its sentences hold {found.coverage:.2f} of the reply's claims"
                               if found.claims else "claims nothing beyond the question and the messages shown")
-            if all(sentence in posted for sentence in found.sentences):
+            chosen = on_a_chain(question, shown, chosen) if self.connected else chosen
+            if not chosen:
+                return None, "names nothing the question or the messages shown name: no chain to the question"
+            if all(sentence in posted for sentence in chosen):
                 return None, "adds nothing to the scratchpad: its chunk's sentences are on it already"
-            return found.message, None
+            return " ".join(chosen), None
         why = admission(reply, chunk, shown, question, self.min_grounding, template) if self.min_grounding else None
         return (None, why) if why else (reply.strip(), None)
 
@@ -83,7 +102,7 @@ def make_guards(name: str, grounding: float | None = None, links: bool | None = 
     small-model (grounding check 0.6, linked ranking, stated answers), none (the paper's loop)."""
     if name == "evidence":
         return Guards(min_grounding=grounding or 0.0, links=bool(links), skip_repeats=True, anchor=ANCHOR_FLOOR,
-                      connected=True)
+                      connected=True, subject=True)
     small = name == "small-model"
     return Guards(min_grounding=grounding if grounding is not None else (MIN_GROUNDING if small else 0.0),
                   links=links if links is not None else small, skip_repeats=small)

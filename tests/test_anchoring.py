@@ -5,7 +5,7 @@ answer counts only when messages connected to the question state it."""
 import json
 
 from extlib.anchoring import anchor, sentences
-from extlib.connections import links_from_question
+from extlib.connections import links_from_question, on_a_chain
 from extlib.guards import make_guards
 
 from .conftest import DATA
@@ -62,6 +62,39 @@ def test_messages_connect_to_the_question_by_a_chain_of_names():
     # one shared run of three characters (a title two people share) is no link; a name's two runs are
     assert links_from_question("校勘者宗政檀樾出生在哪个省？", {**zh, 1: "藕落塘村是校勘者宗政檀樾的出生之地。"}) == {
         0: 2, 1: 1, 2: None, 3: None}
+
+
+def test_a_second_hop_is_posted_once_its_agent_is_shown_the_first():
+    """The evidence guards post only sentences a chain of names joins to the question through what the agent was
+    shown: in round 1 the second hop names nothing of the question and waits; shown the first hop (GKS), it joins."""
+    guards = make_guards("evidence")
+    reply = "The village of Kettleby lies in the county of Rutland."
+    chunk = f"{PLAY}\n\n{HOP2}"
+    posted, why = guards.admit(reply, chunk, [], QUESTION)
+    assert posted is None and "no chain" in why
+    assert guards.admit(reply, chunk, [HOP1], QUESTION) == (HOP2, None)
+    assert guards.admit("Marrowby lies in Westmarch.", f"{PLAY}\n\n{DECOY}", [HOP1], QUESTION)[0] is None
+    assert on_a_chain(QUESTION, [], [HOP2, HOP1, DECOY]) == [HOP2, HOP1]  # joined through each other
+
+
+def test_a_reply_about_the_questions_subject_posts_what_its_chunk_says_of_the_subject():
+    """A 1.5B model asked for a county invents one for the person its chunk places in a village: the invented county
+    is never posted, the chunk's sentence naming the person is; a first name alone is not the person."""
+    guards = make_guards("evidence")
+    chunk = f"{PLAY}\n\n{HOP1}\n\nCELIA. Tobias, here comes Monsieur Jaques."
+    assert guards.admit("Tobias Wrenfield was born in Lincolnshire.", chunk, [], QUESTION) == (HOP1, None)
+    assert guards.admit("Tobias Wrenfield was born in Lincolnshire.", f"{PLAY}\n\nCELIA. Tobias, come.", [],
+                        QUESTION)[0] is None
+    assert make_guards("small-model").admit("Tobias Wrenfield was born in Lincolnshire.", chunk, [], QUESTION)[0] \
+        is None
+    question, hop1 = "装裱匠尉迟琮昀出生在哪个省？", "旧谱记云：装裱匠尉迟琮昀降生在苇榆浦村。"
+    chunk = f"董卓即日下令还郿坞，百官俱拜送。\n\n{hop1}\n\n刻工尉迟檀琮，芷溆墩村人氏。"
+    assert make_guards("evidence").admit("尉迟琮昀出生在河北省。", chunk, [], question) == (hop1, None)
+    hop2 = "苇榆浦村隶属河北省。"  # a Chinese sentence of ten characters is a sentence
+    chunk = f"董卓即日下令还郿坞，百官俱拜送。\n\n{hop2}\n\n刻工尉迟檀琮，芷溆墩村人氏。"
+    assert make_guards("evidence").admit("苇榆浦村隶属河北省。", chunk, [hop1], question) == (hop2, None)
+    # a reply that takes up the shown village without the chunk's words posts what the chunk says of the village
+    assert make_guards("evidence").admit("苇榆浦村", chunk, [hop1], question) == (hop2, None)
 
 
 def test_the_evidence_guards_take_an_answer_only_from_messages_connected_to_the_question():

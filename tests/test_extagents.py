@@ -70,7 +70,8 @@ def test_gks_finds_the_second_hop_in_round_two():
     seeks = [c for c in prediction.calls if c.role == "seek"]
     assert [c.round for c in seeks] == [1] * 6 + [2] * 6
     assert sorted(c.chunk for c in seeks if c.round == 1) == list(range(6))
-    assert next(c for c in seeks if c.round == 2 and c.chunk == 1).dropped == "adds nothing to the scratchpad"
+    assert next(c for c in seeks if c.round == 2 and c.chunk == 1).dropped == (  # it repeats what it was shown
+        "echoes the question or the messages it was shown")
     round2_chunk4 = next(c for c in seeks if c.round == 2 and c.chunk == 4)
     assert round2_chunk4.output == HOP2.strip()
     rates = [c for c in prediction.calls if c.role == "rate"]

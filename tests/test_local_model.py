@@ -90,15 +90,14 @@ def test_a_two_hop_document_is_answered_in_round_two_on_the_bundled_model(tmp_pa
 
 
 @pytest.mark.parametrize("chunk_tokens", [256, 384, 448])
-def test_the_chain_of_names_picks_the_bridge_among_decoy_notes(default_server, chunk_tokens):
+def test_gks_finds_the_bridge_among_decoy_notes_in_round_2(default_server, chunk_tokens):
     """A scene with seven margin notes: the chain Wrenfield -> Pike -> Rutland and decoy chains of the same form
     (Bream -> Sallow -> Westmarch, Tarn -> Crewe -> Norland, Marle -> Kestwick), the two hops in different chunks
-    at every size tried. With the evidence guards, what an agent posts is its chunk's own sentence: in round 1 the
-    agents holding county notes each claim "Wrenfield was born in <their county>", which posts their true notes
-    (Pike's Rutland, Sallow's Westmarch, ...) and never the invented claim; the chain of names from the question
-    (Wrenfield -> Pike -> Rutland) ranks the two hops above the decoys, and KAR answers from them. On an AVX2-only
-    AMD EPYC this happened at 256, 320, 384 and 448-token chunks, every time in round 1: on this scene GKS is not
-    needed, because the second hop's agent states a candidate fact without being shown the first hop."""
+    at every size tried. With the evidence guards what an agent posts is its chunk's own sentences, and only those a
+    chain of names joins to the question through what the agent was shown. Round 1 posts the first hop (it names the
+    question's person) and nothing of the decoys; the first hop alone answers nothing, so a second round runs; GKS
+    shows the agent holding Pike's note the first hop, its note now joins the chain, and KAR answers Rutland."""
+    from extlib.anchoring import sentences
     from extlib.chunking import chunk_text
 
     hop_1 = "Tobias Wrenfield was born in the same village as the bell-ringer Amos Pike"
@@ -114,9 +113,12 @@ def test_the_chain_of_names_picks_the_bridge_among_decoy_notes(default_server, c
     assert not any(county in prediction.answer for county in ("Westmarch", "Norland", "Kestwick"))
     kept = [c for c in prediction.calls if c.role == "seek" and not c.dropped and not c.error
             and c.output.strip() != "NONE"]
-    assert any(hop_2 in (c.posted or c.output) for c in kept if c.chunk == holders[1])  # the bridge fact
+    assert any(hop_1 in (c.posted or c.output) for c in kept if c.round == 1 and c.chunk == holders[0])
+    assert not any(c.chunk == holders[1] for c in kept if c.round == 1)  # the bridge waits for the first hop
+    assert prediction.rounds >= 2 and holders[0] in prediction.extra["broadcast"][1]  # GKS showed hop 1
+    assert any(hop_2 in (c.posted or c.output) for c in kept if c.round == 2 and c.chunk == holders[1])
     for call in kept:  # what reached the scratchpad is text of the agent's chunk, never the reply's own claim
-        assert all(line.strip() in chunks[call.chunk] for line in (call.posted or call.output).splitlines())
+        assert all(s.split(": ", 1)[-1] in chunks[call.chunk] for s in sentences(call.posted or call.output))
     assert set(prediction.extra["ranking"][-1][:2]) == set(holders)  # the chain ranks the hops above the decoys
 
 

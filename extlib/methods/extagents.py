@@ -171,8 +171,10 @@ class Scratchpad:
 class ExtAgents(Method):
     name = "extagents"
     # 2, 3: issue 13's checks; 4: list numbers are no numbers; 5: no KAR step over messages read before; 6: the
-    # reasoning agent's answer is read when stated in prose or as a yes/no verdict without an "Answer:" line
-    version = 6
+    # reasoning agent's answer is read when stated in prose or as a yes/no verdict without an "Answer:" line; 7: the
+    # evidence guards post only sentences on a chain of names from the question, and what a chunk says of the subject;
+    # 8: ... and of a shown message's name the reply takes up; Chinese sentences of 6-11 characters are sentences
+    version = 8
 
     config_class = ExtAgentsConfig
 
@@ -244,8 +246,8 @@ class ExtAgents(Method):
                    prompts: PromptSet, question: str, t: int, guards: Guards) -> Callable[[int, Reply], bool]:
         """`admit(i, reply)` puts agent i's reply on the scratchpad (m_{i,t} = m_{i,t-1} + the new reply) and says
         whether its message changed. Kept off, with the reason in the trace: failed calls, NO INFORMATION (with
-        exclusion the chunk is not read again), replies that add no term beyond the scratchpad before this round
-        and the template, and what the guards do not admit. Each reply is judged against the scratchpad as the
+        exclusion the chunk is not read again), what the guards do not admit, and what would add no term beyond the
+        scratchpad before this round and the template (the reply, or what the guards post for it). Each reply is judged against the scratchpad as the
         round found it, so the order the replies arrive in does not matter."""
         template = frozenset(grounding_terms(agents.seek_prompt(prompts, "", "", [], t)))
         posted_before = " ".join(pad.notes.values())
@@ -259,12 +261,12 @@ class ExtAgents(Method):
                 if self.config.exclusion:
                     active.remove(i)
                 return False
-            if not grounding_terms(message) - known:
-                record.dropped = "adds nothing to the scratchpad"
-                return False
             posted, why = guards.admit(message, chunks[i], shared[i], question, template, posted_before)
             if posted is None:
                 record.dropped = why
+                return False
+            if not grounding_terms(posted) - known:
+                record.dropped = "adds nothing to the scratchpad"
                 return False
             record.posted = posted if posted != message.strip() else None
             pad.notes[i] = f"{pad.notes[i]}\n{posted}" if i in pad.notes else posted
