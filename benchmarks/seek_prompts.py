@@ -25,6 +25,8 @@ import json
 import random
 from dataclasses import replace
 
+from tqdm import tqdm
+
 from extlib import agents
 from extlib.chunking import chunk_text
 from extlib.datasets import load_tasks
@@ -159,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
             rng = random.Random(args.seed)
             results[name] = [asyncio.run(one_question(llm, t, prompts, rng, args.chunk_tokens, args.input_tokens,
                                                       args.guards))
-                             for t in tasks]
+                             for t in tqdm(tasks, desc=f"wording {name}", unit="question")]
     print(f"{args.dataset}, {args.input_tokens:,} tokens, seed {args.seed}, {len(tasks)} questions, "
           f"guards {args.guards or 'grounding 0.75'}")
     print("| wording | gold kept | answer found | bridge (r2) | filler kept |")

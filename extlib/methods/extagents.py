@@ -247,8 +247,8 @@ class ExtAgents(Method):
         """`admit(i, reply)` puts agent i's reply on the scratchpad (m_{i,t} = m_{i,t-1} + the new reply) and says
         whether its message changed. Kept off, with the reason in the trace: failed calls, NO INFORMATION (with
         exclusion the chunk is not read again), what the guards do not admit, and what would add no term beyond the
-        scratchpad before this round and the template (the reply, or what the guards post for it). Each reply is judged against the scratchpad as the
-        round found it, so the order the replies arrive in does not matter."""
+        scratchpad before this round and the template (the reply, or what the guards post for it). Each reply is
+        judged against the scratchpad as the round found it, so the order the replies arrive in does not matter."""
         template = frozenset(grounding_terms(agents.seek_prompt(prompts, "", "", [], t)))
         posted_before = " ".join(pad.notes.values())
         known = grounding_terms(posted_before) | template
