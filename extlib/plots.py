@@ -69,8 +69,9 @@ def lines_with_ci(ax: plt.Axes, summary: pd.DataFrame, x: str, hue: str, scale: 
 
 def label_notes(ax: plt.Axes, summary: pd.DataFrame, x: str, scale: float = 100.0, color=None) -> None:
     """Draw each point with a note (a partial cell, or one of another method version than the code's) hollow and
-    write the note beside it, once per line (at the rightmost point that has it), so a figure drawn from committed
-    rows never passes such a point off as a computed one and four lines of one old version stay readable."""
+    write the note beside it, once per line (at the rightmost point that has it) and once per panel (lines ending
+    side by side share one), so a figure drawn from committed rows never passes such a point off as a computed one
+    and four lines of one old version stay readable."""
     if "note" not in summary:
         return
     noted = summary[summary["note"].fillna("").astype(bool)]
@@ -78,6 +79,8 @@ def label_notes(ax: plt.Axes, summary: pd.DataFrame, x: str, scale: float = 100.
         ax.scatter([point[x]], [scale * point["mean"]], s=36, facecolors="white", edgecolors=color or "black",
                    zorder=6)  # hollow: not a point computing would draw now
     for note, points in noted.groupby("note"):
+        if any(text.get_text() == note for text in ax.texts):
+            continue  # another line of this panel wrote it: the hollow points say which
         point = points.loc[points[x].idxmax()]
         ax.annotate(note, (point[x], scale * point["mean"]), textcoords="offset points", xytext=(4, -9),
                     fontsize=6, color=color or "black", zorder=7)
