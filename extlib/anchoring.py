@@ -118,7 +118,7 @@ def about_the_subject(reply: str, chunk: str, question: str, shown: list[str]) -
     names that village but not the chunk's sentence."""
     asked, said = names(fold(question)), names(fold(reply))
     followed = said & names(fold(" ".join(shown))) - asked  # the shown messages' names the reply takes up
-    if not names_the_subject(said, asked) and not followed:
+    if not names_the_subject(said, question) and not followed:
         return []
-    return [s for s in sentences(chunk) if names_the_subject(names(fold(s)), asked)
+    return [s for s in sentences(chunk) if names_the_subject(names(fold(s)), question)
             or followed and shares_a_name(names(fold(s)), followed)][:MOST_SENTENCES]

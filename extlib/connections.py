@@ -1,7 +1,8 @@
 """How messages connect to a question through the names they share: the chain a multi-hop answer stands on.
 
 A message is one link from the question when it names the question's subject (the first hop names the question's
-person: two of the question's English names, so that a first name alone is no link, or two runs of its Chinese),
+person: all the names of one of its English entities, so that a first name alone is no link, or two runs of its
+Chinese),
 two links when it shares a name beyond the question's with a message one link away (the second hop names the first
 hop's village), and so on; a message that reaches the question by no chain of shared names is unconnected, whatever
 it says. English names are capitalized words and numbers, matched by their first letters (Nietzche ~ Nietzsche);
@@ -11,8 +12,12 @@ three-character title two people share, is too little to tell them apart).
 
 from __future__ import annotations
 
+import re
+
 from .grounding import STEM, fold, names
 from .words import CJK
+
+_ENTITY = re.compile(r"\b[A-Z0-9][\w'-]*(?:\s+[A-Z0-9][\w'-]*)*")
 
 
 def _split(found: set[str]) -> tuple[set[str], set[str]]:
@@ -30,22 +35,29 @@ def shares_a_name(a: set[str], b: set[str]) -> bool:
     return len(cjk_a & cjk_b) >= 2
 
 
-def names_the_subject(found: set[str], asked: set[str]) -> bool:
-    """Whether a text's names (`found`) name the question's subject (`asked`, the question's names): two of its
-    English names (a first name alone, "Edmund", is shared by too many people) or all when it has one, or two runs of
-    three characters of its Chinese."""
+def entities(question: str) -> list[set[str]]:
+    """The question's English named entities, each as the set of its names: capitalized words and numbers in a row
+    ("the prompter Amos Dimmock": {amos, dimmock}; "Pueraria or Pleiospilos": {pueraria}, {pleiospilos})."""
+    groups = (names(run) for run in _ENTITY.findall(CJK.sub(" ", fold(question))))
+    return [group for group in groups if group]
+
+
+def names_the_subject(found: set[str], question: str) -> bool:
+    """Whether a text's names (`found`, extlib.grounding.names) name the question's subject: all the names of one of
+    its English entities (a first name alone, "Edmund", is shared by too many people; the longer words matched by
+    their first letters), or two runs of three characters of its Chinese."""
     latin, cjk = _split(found)
-    latin_asked, cjk_asked = _split(asked)
-    if latin_asked and len(latin & latin_asked) >= min(2, len(latin_asked)):
+    stems = {n[:STEM] for n in latin if len(n) > STEM}
+    if any(all(n in latin or len(n) > STEM and n[:STEM] in stems for n in entity) for entity in entities(question)):
         return True
-    return len(cjk & cjk_asked) >= 2
+    return len(cjk & _split(names(fold(question)))[1]) >= 2
 
 
 def links_from_question(question: str, notes: dict[int, str]) -> dict[int, int | None]:
     """Per message, how many links from the question (1: it shares a name with the question; None: no chain)."""
     asked = names(fold(question))
     own = {i: names(fold(text)) for i, text in notes.items()}
-    level: dict[int, int | None] = {i: 1 if names_the_subject(own[i], asked) else None for i in notes}
+    level: dict[int, int | None] = {i: 1 if names_the_subject(own[i], question) else None for i in notes}
     frontier = [i for i, lv in level.items() if lv == 1]
     while frontier:
         reached = []

@@ -97,6 +97,16 @@ def test_a_reply_about_the_questions_subject_posts_what_its_chunk_says_of_the_su
     assert make_guards("evidence").admit("苇榆浦村", chunk, [hop1], question) == (hop2, None)
 
 
+def test_the_questions_subject_is_one_of_its_entities_named_in_full():
+    """A first name alone is not the question's person; either entity of a comparison is a subject."""
+    assert links_from_question("In which county was the tailor Edmund Crewe born?", {
+        0: "The tailor Edmund Crewe was born at Marlford.", 1: "EDMUND. Edmund, the base, shall top the legitimate.",
+        2: "The stage-hand Edmund Bream was a native of Brackden."}) == {0: 1, 1: None, 2: None}
+    assert links_from_question("Which is a flowering plant, Pueraria or Pleiospilos?", {
+        0: "Pueraria is a genus of 15-20 species of plants native to Asia.",
+        1: "Pleiospilos is a genus of succulent plants."}) == {0: 1, 1: 1}
+
+
 def test_the_evidence_guards_take_an_answer_only_from_messages_connected_to_the_question():
     guards = make_guards("evidence")
     assert guards.accepts("Rutland", [HOP1, HOP2], QUESTION)

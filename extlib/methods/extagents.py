@@ -173,8 +173,9 @@ class ExtAgents(Method):
     # 2, 3: issue 13's checks; 4: list numbers are no numbers; 5: no KAR step over messages read before; 6: the
     # reasoning agent's answer is read when stated in prose or as a yes/no verdict without an "Answer:" line; 7: the
     # evidence guards post only sentences on a chain of names from the question, and what a chunk says of the subject;
-    # 8: ... and of a shown message's name the reply takes up; Chinese sentences of 6-11 characters are sentences
-    version = 8
+    # 8: ... and of a shown message's name the reply takes up; Chinese sentences of 6-11 characters are sentences;
+    # 9: the question's subject is one of its English entities named in full (a comparison names two)
+    version = 9
 
     config_class = ExtAgentsConfig
 
