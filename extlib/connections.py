@@ -13,6 +13,7 @@ three-character title two people share, is too little to tell them apart).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .grounding import STEM, fold, names
 from .words import CJK
@@ -35,11 +36,18 @@ def shares_a_name(a: set[str], b: set[str]) -> bool:
     return len(cjk_a & cjk_b) >= 2
 
 
-def entities(question: str) -> list[set[str]]:
+@lru_cache(maxsize=256)
+def entities(question: str) -> tuple[frozenset[str], ...]:
     """The question's English named entities, each as the set of its names: capitalized words and numbers in a row
-    ("the prompter Amos Dimmock": {amos, dimmock}; "Pueraria or Pleiospilos": {pueraria}, {pleiospilos})."""
-    groups = (names(run) for run in _ENTITY.findall(CJK.sub(" ", fold(question))))
-    return [group for group in groups if group]
+    ("the prompter Amos Dimmock": {amos, dimmock}; "Pueraria or Pleiospilos": {pueraria}, {pleiospilos}). Cached:
+    every sentence of every chunk is checked against the same question."""
+    groups = (frozenset(names(run)) for run in _ENTITY.findall(CJK.sub(" ", fold(question))))
+    return tuple(group for group in groups if group)
+
+
+@lru_cache(maxsize=256)
+def _question_runs(question: str) -> frozenset[str]:
+    return frozenset(_split(names(fold(question)))[1])
 
 
 def names_the_subject(found: set[str], question: str) -> bool:
@@ -50,7 +58,7 @@ def names_the_subject(found: set[str], question: str) -> bool:
     stems = {n[:STEM] for n in latin if len(n) > STEM}
     if any(all(n in latin or len(n) > STEM and n[:STEM] in stems for n in entity) for entity in entities(question)):
         return True
-    return len(cjk & _split(names(fold(question)))[1]) >= 2
+    return len(cjk & _question_runs(question)) >= 2
 
 
 def links_from_question(question: str, notes: dict[int, str]) -> dict[int, int | None]:
