@@ -38,12 +38,30 @@ WORDINGS = {
                              "`Asked: <the kind of thing the question asks for>`. `Fact: <the fact that states such "
                              "a thing for the question, or NONE>`. `Answer: <short phrase>`, or `Answer: NO ANSWER` "
                              "when the Fact is NONE.")},
+        "worked": {"reason": ("Two worked examples.\nFacts:\n- The painter Ida Roe lived in the town of Calder.\n"
+                              "Question: Which country did Ida Roe live in?\nReasoning: Ida Roe lived in Calder, a "
+                              "town; no fact says which country Calder is in.\nAnswer: NO ANSWER\n\nFacts:\n- The "
+                              "painter Ida Roe lived in the town of Calder.\n- Calder lies in Norway.\nQuestion: "
+                              "Which country did Ida Roe live in?\nReasoning: Ida Roe lived in Calder, and Calder "
+                              "lies in Norway.\nAnswer: Norway\n\nNow the real task.\nFacts found in a long text:\n"
+                              "{messages}\n\nQuestion: {question}\nUsing only these facts, reason in one or two "
+                              "sentences, then write a last line `Answer: <short phrase>`. If the facts are not "
+                              "enough to answer, write the last line `Answer: NO ANSWER`.")},
     },
     "zh": {
         "current": {},
         "kind": {"reason": ("从一篇长文中找到的信息：\n{messages}\n\n问题：{question}\n只根据这些信息，用一两句话推理，"
                             "然后在最后一行写 `Answer: <简短答案>`。答案必须是问题所问的那一类（问国家时，城市名不是"
                             "答案）。如果信息不足以回答，最后一行写 `Answer: NO ANSWER`。")},
+        "worked": {"reason": ("两个示例。\n信息：\n- 画家罗依住在卡尔镇。\n问题：罗依住在哪个国家？\n"
+                              "推理：罗依住在卡尔镇，没有信息说卡尔镇在哪个国家。\n"
+                              "Answer: NO ANSWER\n\n信息：\n- 画家罗依住在卡尔镇。\n"
+                              "- 卡尔镇位于挪威。\n问题：罗依住在哪个国家？\n"
+                              "推理：罗依住在卡尔镇，卡尔镇位于挪威。\nAnswer: 挪威\n\n"
+                              "现在是真正的任务。\n从一篇长文中找到的信息：\n{messages}\n\n"
+                              "问题：{question}\n只根据这些信息，用一两句话推理，"
+                              "然后在最后一行写 `Answer: <简短答案>`。"
+                              "如果信息不足以回答，最后一行写 `Answer: NO ANSWER`。")},
     },
 }
 
@@ -81,12 +99,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--book", required=True, choices=["en-bridge", "zh-bridge"])
     parser.add_argument("--n", type=int, default=30)
+    parser.add_argument("--wordings", nargs="+", help="only these wordings (default: all of the book's language)")
     args = parser.parse_args()
     lang = "zh" if args.book.startswith("zh") else "en"
     tasks = load_tasks(args.book, 4096, n=args.n, seed=0, progress=False, split="dev")  # never the test split
     with clients(EngineSettings(context_window=1024)) as (llm, _):
         results = {}
         for name, change in WORDINGS[lang].items():
+            if args.wordings and name not in args.wordings:
+                continue
             prompts = replace(get_prompts("small", lang), **change)
             results[name] = [asyncio.run(one(llm, prompts, t, lang)) for t in tqdm(tasks, desc=name, unit="question")]
     print(f"{args.book}, dev split, {len(tasks)} questions")

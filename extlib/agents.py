@@ -44,31 +44,60 @@ def reason_prompt(prompts: PromptSet, question: str, messages: list[str], must_a
     return template.format(messages=format_messages(messages), question=question)
 
 
-def any_answer(answer: str, messages: list[str], question: str) -> bool:
+Refusal = Callable[[str, list[str], str], str | None]  # (answer, messages, question) -> why it is not taken, or None
+
+
+def no_refusal(answer: str, messages: list[str], question: str) -> str | None:
     """The paper's acceptance: every answer the agent gives is taken."""
-    return True
+    return None
 
 
 async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: list[str], must_answer: bool,
                  round_: int, max_tokens: int,
-                 accept: Callable[[str, list[str], str], bool] = any_answer) -> tuple[str | None, CallRecord]:
-    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER, or when `accept` (a guard,
-    extlib.guards) does not take its answer. A forced answer without an `Answer:` line falls back to the reply's
-    last line (the conclusion of its reasoning)."""
+                 refuse: Refusal = no_refusal) -> tuple[str | None, CallRecord]:
+    """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER, or when `refuse` (a guard,
+    extlib.guards) gives a reason not to take its answer (kept in the record). A reply without its `Answer:` line is
+    read for an answer stated in prose or a yes/no verdict; failing those, the prompt set's `answer_line` asks for
+    the line in a second turn of the same conversation (its tokens are added to the step's record); a forced answer
+    without any falls back to the reply's last line (the conclusion of its reasoning)."""
     template = prompts.reason_final if must_answer else prompts.reason
-    text, record = await call(llm, reason_prompt(prompts, question, messages, must_answer), max_tokens,
-                              "reason", round_, None, len(messages))
+    prompt = reason_prompt(prompts, question, messages, must_answer)
+    text, record = await call(llm, prompt, max_tokens, "reason", round_, None, len(messages))
     if text is None:
         return None, record
     asks_for_line = "Answer:" in template
-    answer = parse_answer(text, answer_line=asks_for_line and not must_answer)
-    if answer is None and asks_for_line:  # no answer line: an answer stated in prose, or a yes/no verdict
-        answer = answer_in_prose(text) or (verdict(text) if "NO ANSWER" not in text.upper() else None)
+    answer = parse_answer(text, answer_line=asks_for_line)
+    says_none = "NO ANSWER" in text.upper()
+    if answer is None and asks_for_line and not says_none:  # no answer line: in prose, a yes/no verdict, or asked
+        answer = answer_in_prose(text) or verdict(text) or await _asked_answer_line(llm, prompts, prompt, text,
+                                                                                    record)
     if answer is None and must_answer and asks_for_line:
         answer = parse_answer(next((ln for ln in reversed(text.splitlines()) if ln.strip()), ""))
     if answer is not None:
         answer = verdict(answer) or answer  # "Answer: Yes, both are American": "yes"
-    if answer is not None and not must_answer and not accept(answer, messages, question):
-        record.dropped = "answer not stated by the messages"
+    refusal = refuse(answer, messages, question) if answer is not None and not must_answer else None
+    if refusal:
+        record.dropped = refusal
         return None, record
     return answer, record
+
+
+async def _asked_answer_line(llm: LLMClient, prompts: PromptSet, prompt: str, reply: str,
+                             record: CallRecord) -> str | None:
+    """The answer of a second turn that asks for the `Answer:` line the reply left out (None: the prompt set asks
+    none, the call failed or it says NO ANSWER). The 1.5B model often concludes in prose, "Based on the facts
+    provided, Tobias Ashdown was born in Norland.", and without the line the whole sentence was the answer."""
+    if not prompts.answer_line:
+        return None
+    conversation = [{"role": "user", "content": prompt}, {"role": "assistant", "content": reply},
+                    {"role": "user", "content": prompts.answer_line}]
+    text, follow_up = await call(llm, conversation, 32, "reason", record.round, None, record.step)
+    record.prompt_tokens += follow_up.prompt_tokens
+    record.completion_tokens += follow_up.completion_tokens
+    record.cached_tokens += follow_up.cached_tokens
+    record.end = follow_up.end
+    for name in ("prefill_seconds", "generation_seconds", "cache_seconds"):
+        if getattr(follow_up, name) is not None:
+            setattr(record, name, (getattr(record, name) or 0.0) + getattr(follow_up, name))
+    record.output = f"{record.output}\n[{prompts.answer_line}] {text if text is not None else follow_up.error}"
+    return parse_answer(text) if text is not None else None

@@ -4,7 +4,8 @@ extracting and the reasoning agent answer two-hop questions with the bridge enti
 
 Fields: {chunk} {question} {messages} {round} ("2nd") {round_number} ("2") (seeking),
 {message} (rating), {messages} (reasoning).
-`reason` must say NO ANSWER when it cannot answer; `reason_final` must answer.
+`reason` must say NO ANSWER when it cannot answer; `reason_final` must answer; `answer_line` (small set) asks, in
+the same conversation, for the `Answer:` line a reasoning reply left out.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class PromptSet:
     rate: str
     reason: str
     reason_final: str
+    answer_line: str = ""  # a follow-up turn asking for a missing `Answer:` line; "" (paper): none is asked
 
 
 _EN_RATE = ("Based on the extracted information and question, provide a score (0-100) for how useful the "
@@ -89,6 +91,7 @@ _SMALL_EN = PromptSet(
     reason_final=("Facts found in a long text:\n{messages}\n\nQuestion: {question}\nUsing these facts, reason "
                   "in one or two sentences, then write a last line `Answer: <short phrase>` with your best "
                   "answer."),
+    answer_line="Now write only the last line: `Answer: <short phrase>`, or `Answer: NO ANSWER`.",
 )
 
 _SMALL_ZH = PromptSet(
@@ -102,6 +105,7 @@ _SMALL_ZH = PromptSet(
             "然后在最后一行写 `Answer: <简短答案>`。如果信息不足以回答，最后一行写 `Answer: NO ANSWER`。"),
     reason_final=("从一篇长文中找到的信息：\n{messages}\n\n问题：{question}\n根据这些信息，用一两句话推理，"
                   "然后在最后一行写 `Answer: <简短答案>`，给出你最好的答案。"),
+    answer_line="现在只写最后一行：`Answer: <简短答案>`，或 `Answer: NO ANSWER`。",
 )
 
 SMALL = {"hotpotqa": _SMALL_EN, "en": _SMALL_EN, "zh": _SMALL_ZH}

@@ -109,8 +109,8 @@ def test_the_questions_subject_is_one_of_its_entities_named_in_full():
 
 def test_the_evidence_guards_take_an_answer_only_from_messages_connected_to_the_question():
     guards = make_guards("evidence")
-    assert guards.accepts("Rutland", [HOP1, HOP2], QUESTION)
-    assert not guards.accepts("Westmarch", [HOP1, DECOY], QUESTION)  # stated only by a message of no chain
+    assert guards.refuses("Rutland", [HOP1, HOP2], QUESTION) is None
+    assert guards.refuses("Westmarch", [HOP1, DECOY], QUESTION)  # stated only by a message of no chain
     assert guards.rank([2, 3, 0, 1], {0: HOP2, 1: HOP1, 2: DECOY, 3: PLAY}, QUESTION) == [1, 0, 2, 3]
 
 

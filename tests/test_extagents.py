@@ -85,6 +85,40 @@ def test_gks_finds_the_second_hop_in_round_two():
     assert prediction.extra == {"broadcast": [[], [1]], "ranking": [[1], [1, 4]]}
 
 
+def village_answerer(prompt: str) -> str:
+    """The 1.5B model's habit: shown the first hop alone, it answers the village to 'In which county ...?'."""
+    if prompt.startswith("Facts found") and "Westmarch" not in prompt.split("Question:")[0]:
+        return "Ezra Holloway was born in Marrowby.\nAnswer: Marrowby"
+    return two_hop_reader(prompt)
+
+
+def test_the_evidence_guards_take_an_answer_only_once_every_agent_whose_chunk_names_it_has_seen_it():
+    prediction, _ = run(village_answerer, guards="evidence")
+    reasons = [c for c in prediction.calls if c.role == "reason"]
+    assert reasons[0].round == 1 and reasons[0].output.endswith("Answer: Marrowby")
+    assert reasons[0].dropped.startswith("chunk 4's agent has not seen the answer")
+    assert prediction.rounds == 2 and prediction.answer == "Westmarch"
+    round2_chunk4 = next(c for c in prediction.calls if c.role == "seek" and c.round == 2 and c.chunk == 4)
+    assert round2_chunk4.posted is None and round2_chunk4.dropped is None  # the bridge, posted once GKS showed hop 1
+    # the small-model guards take the village at once: a message states it
+    small, _ = run(village_answerer, guards="small-model")
+    assert small.rounds == 1 and small.answer == "Marrowby"
+
+
+def test_an_answer_no_other_chunk_names_is_taken_in_round_one():
+    from extlib.guards import make_guards
+
+    refuse = make_guards("evidence").refusal([HOP1, FILLER, HOP2], {0: [], 1: [], 2: []}, {0: HOP1})
+    assert refuse("Marrowby", [HOP1], QUESTION).startswith("chunk 2's agent")  # it names Marrowby, has seen nothing
+    assert refuse("Westmarch", [HOP1], QUESTION) == "answer not stated by the messages on a chain from the question"
+    shown = make_guards("evidence").refusal([HOP1, FILLER, HOP2], {0: [], 1: [], 2: [HOP1]}, {0: HOP1})
+    assert shown("Marrowby", [HOP1], QUESTION) is None  # chunk 2's agent is shown hop 1 this round
+    alone = make_guards("evidence").refusal([HOP1 + HOP2, FILLER], {0: [], 1: []}, {0: HOP1 + HOP2})
+    assert alone("Westmarch", [HOP1 + HOP2], QUESTION) is None
+    assert make_guards("small-model").refusal([HOP1, HOP2], {0: [], 1: []}, {0: HOP1})("Marrowby", [HOP1],
+                                                                                       QUESTION) is None
+
+
 def test_a_kar_step_over_messages_read_without_an_answer_is_skipped_with_the_small_model_guards_only():
     from extlib.guards import Guards
     from extlib.methods.extagents import Scratchpad

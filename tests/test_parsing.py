@@ -88,3 +88,29 @@ def test_an_answer_stated_in_prose_counts_when_there_is_no_answer_line():
     assert answer_in_prose("So the answer is: **Rutland**.") == "Rutland"
     assert answer_in_prose("因此，答案是：江西省") == "江西省"
     assert answer_in_prose("The answer is NO ANSWER") is None and answer_in_prose("I do not know the answer.") is None
+
+
+def test_a_reasoning_reply_without_its_answer_line_is_asked_for_the_line_in_a_second_turn():
+    from extlib import agents
+    from extlib.methods.base import run_sync
+    from extlib.prompts import get_prompts
+    from extlib.testing import scripted_client
+
+    prompts = get_prompts("small", "en", "facts-first")
+    facts = ["Ashdown was born at Fenstead.", "Fenstead lies in Norland."]
+    for follow_up, must, expected in (("Answer: Norland", False, "Norland"), ("Answer: NO ANSWER", False, None),
+                                      ("Norland.", True, "Norland")):
+        def respond(prompt: str, line: str = follow_up) -> str:
+            reply = "Based on the facts provided, Ashdown was born in Norland."
+            return line if prompt == prompts.answer_line else reply
+
+        llm = scripted_client(respond)
+        answer, record = run_sync(agents.reason(llm, prompts, "Which county was Ashdown born in?", facts, must, 2,
+                                                64))
+        assert llm._client.prompts[-1] == prompts.answer_line and len(llm._client.prompts) == 2
+        assert answer == expected and prompts.answer_line in record.output
+    # the paper's prompts ask for no answer line: no second turn, the reply is the answer
+    paper = get_prompts("paper", "en")
+    llm = scripted_client(lambda p: "Norland")
+    answer, _ = run_sync(agents.reason(llm, paper, "Which county?", facts, False, 1, 64))
+    assert answer == "Norland" and len(llm._client.prompts) == 1

@@ -48,10 +48,27 @@ def notes(book: ChainBook, row: dict, distractors: int, rng: random.Random) -> t
     return evidence, decoys
 
 
-def tasks(book: ChainBook, input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool,
-          ids: list[str] | None, split: str, distractors: int, min_gap_tokens: int, without_first_hop: bool,
-          hops_only: bool) -> list[Task]:
-    """The books of `split`'s questions (see the module and each book's `tasks` for the options)."""
+def loader(book: ChainBook, region: str) -> Callable[..., list[Task]]:
+    """`book`'s dataset loader; extlib.datasets reads a dataset's options from its loader's parameters."""
+    def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool = True,
+              ids: list[str] | None = None, split: str = "dev", distractors: int = 4, min_gap_tokens: int = 600,
+              without_first_hop: bool = False, hops_only: bool = False) -> list[Task]:
+        return book_tasks(book, input_tokens, n, seed, tokenizer, progress, ids, split, distractors, min_gap_tokens,
+                          without_first_hop, hops_only)
+    tasks.__doc__ = (
+        f"split: dev, test or reserve (disjoint id lists in data/splits/{book.dataset}.json); distractors: "
+        f"village->{region} notes about other villages (and half as many person->village notes about other people; "
+        "4, the default, is the least that meets the difficulty bar of docs/data.md); min_gap_tokens: least distance "
+        "between the two hops; without_first_hop: the same book without the person->village note of the question's "
+        "person, for the shortcut baseline that has only notes of the second hop's form to answer from; hops_only: "
+        "the two hops alone, no filler and no other note (what a reader given exactly the evidence can do).")
+    return tasks
+
+
+def book_tasks(book: ChainBook, input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool,
+               ids: list[str] | None, split: str, distractors: int, min_gap_tokens: int, without_first_hop: bool,
+               hops_only: bool) -> list[Task]:
+    """The books of `split`'s questions (the options as `loader`'s)."""
     limit = len(book.questions()[0]["others"])
     if not 0 <= distractors <= limit:
         raise UserError(f"distractors must be from 0 to {limit}, got {distractors}")

@@ -14,8 +14,6 @@ from __future__ import annotations
 import random
 from functools import cache
 
-from ..tokenizer import Tokenizer
-from ..trace import Task
 from . import chain_book
 from .filler import paragraph_counts, shakespeare_paragraphs
 
@@ -93,14 +91,4 @@ BOOK = chain_book.ChainBook("en-bridge", questions, BORN_IN, LIES_IN, shakespear
                             lang="en", metric="hotpotqa")
 
 
-def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool = True,
-          ids: list[str] | None = None, split: str = "dev", distractors: int = 4,
-          min_gap_tokens: int = 600, without_first_hop: bool = False,
-          hops_only: bool = False) -> list[Task]:
-    """split: dev, test or reserve (disjoint id lists in data/splits/en-bridge.json); distractors: village->county
-    notes about other villages (and half as many person->village notes about other people; the density is to be
-    fixed on dev by benchmarks/book_difficulty.py); min_gap_tokens: least distance between the two hops;
-    without_first_hop: the same book without the person->village note of the question's person (the shortcut
-    baseline's book); hops_only: the two hops alone (what a reader given exactly the evidence can do)."""
-    return chain_book.tasks(BOOK, input_tokens, n, seed, tokenizer, progress, ids, split, distractors,
-                            min_gap_tokens, without_first_hop, hops_only)
+tasks = chain_book.loader(BOOK, "county")

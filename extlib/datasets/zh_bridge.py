@@ -11,8 +11,6 @@ from __future__ import annotations
 import random
 from functools import cache
 
-from ..tokenizer import Tokenizer
-from ..trace import Task
 from . import chain_book
 from .filler import paragraph_counts, sanguo_paragraphs, sanguo_passages
 
@@ -80,15 +78,4 @@ BOOK = chain_book.ChainBook("zh-bridge", questions, BORN_IN, LIES_IN, sanguo_pas
                              lang="zh", metric="zh")
 
 
-def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool = True,
-          ids: list[str] | None = None, split: str = "dev", distractors: int = 4,
-          min_gap_tokens: int = 600, without_first_hop: bool = False,
-          hops_only: bool = False) -> list[Task]:
-    """split: dev, test or reserve (disjoint id lists in data/splits/zh-bridge.json); distractors: village->province
-    notes about other villages (and half as many person->village notes about other people; 4, the default, is the
-    least that meets the difficulty bar of docs/data.md); min_gap_tokens: least distance between the two hops;
-    without_first_hop: the same book without the person->village note of the question's person, for the shortcut
-    baseline that has only notes of the second hop's form to answer from; hops_only: the two hops alone, no novel and
-    no other note (what a reader given exactly the evidence can do)."""
-    return chain_book.tasks(BOOK, input_tokens, n, seed, tokenizer, progress, ids, split, distractors,
-                            min_gap_tokens, without_first_hop, hops_only)
+tasks = chain_book.loader(BOOK, "province")

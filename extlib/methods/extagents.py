@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import agents
+from ..agents import Refusal
 from ..budget import CHAT_OVERHEAD_TOKENS, greedy_within, require_fit
 from ..chunking import chunk_text
 from ..errors import UserError
@@ -174,8 +175,10 @@ class ExtAgents(Method):
     # reasoning agent's answer is read when stated in prose or as a yes/no verdict without an "Answer:" line; 7: the
     # evidence guards post only sentences on a chain of names from the question, and what a chunk says of the subject;
     # 8: ... and of a shown message's name the reply takes up; Chinese sentences of 6-11 characters are sentences;
-    # 9: the question's subject is one of its English entities named in full (a comparison names two)
-    version = 9
+    # 9: the question's subject is one of its English entities named in full (a comparison names two); 10: a reasoning
+    # reply without its Answer: line is asked for it; the evidence guards take an answer once every agent whose
+    # chunk names it has seen it
+    version = 10
 
     config_class = ExtAgentsConfig
 
@@ -190,13 +193,17 @@ class ExtAgents(Method):
         calls: list[CallRecord] = []
         active = list(range(len(chunks)))  # agents still reading (chunk exclusion removes some)
         trail: dict[str, list[list[int]]] = {"broadcast": [], "ranking": []}  # whose messages GKS / KAR used
+        seen: dict[int, list[str]] = {}  # the messages each agent is shown in the current round
+        refuse = guards.refusal(chunks, seen, pad.notes)  # which answers KAR does not take, and why
         pipeline = Pipeline(reasoner, prompts, task.question, pad, reason_room, cfg.rounds, cfg.reason_max_tokens,
-                            guards.accepts, f"{task.id} ", self.progress) if cfg.pipeline else None
+                            refuse, f"{task.id} ", self.progress) if cfg.pipeline else None
 
         def seek(i: int, shown: list[str], t: int):  # eq. 7: m_{i,t} = a_{i,t}(q, d_i, Top_k(M_{t-1}))
             return agents.seek(llm, prompts, task.question, chunks[i], i, shown, t, cfg.seek_max_tokens)
 
         def admission(t: int, shown: dict[int, list[str]]) -> Callable[[int, Reply], bool]:
+            seen.clear()
+            seen.update(shown)
             return self._admission(pad, active, shown, chunks, prompts, task.question, t, guards)
 
         sync = rounds(pad, active, cfg.rounds, seek_room, seek, admission, cfg.gks, protocol.rank_broadcast,
@@ -219,7 +226,7 @@ class ExtAgents(Method):
             # A round whose every call failed also ends synchronization, answering from what was found.
             final = r.t == cfg.rounds or not active or not r.changed or all_failed
             answer, reasoning_calls = await self._reason(reasoner, prompts, task.question, pad, reason_room, r.t,
-                                                         final, protocol, guards, early.asked)  # KAR, eq. 8
+                                                         final, protocol, refuse, early.asked)  # KAR, eq. 8
             calls += reasoning_calls
             if reasoning_calls and reasoning_calls[-1].error:
                 return Prediction(task.id, "", r.t, calls, error=f"reasoning failed: {reasoning_calls[-1].error}",
@@ -291,7 +298,7 @@ class ExtAgents(Method):
         return [record for _, record in results]
 
     async def _reason(self, llm: LLMClient, prompts: PromptSet, question: str, pad: Scratchpad, room: int, t: int,
-                      final: bool, protocol: Protocol, guards: Guards,
+                      final: bool, protocol: Protocol, refuse: Refusal,
                       asked: set[int] = frozenset()) -> tuple[str | None, list[CallRecord]]:
         """KAR (eq. 8): top-1, 2, 4, ... messages until the agent can answer; forced on the last step of
         the last round. `asked`: steps the pipeline already asked while the agents read (they said NO ANSWER).
@@ -307,7 +314,7 @@ class ExtAgents(Method):
             if (size in asked or pad.read_before(usable[:size])) and not must:
                 continue
             answer, record = await agents.reason(llm, prompts, question, usable[:size], must, t,
-                                                 self.config.reason_max_tokens, guards.accepts)
+                                                 self.config.reason_max_tokens, refuse)
             records.append(record)
             if record.error or answer is not None:
                 return answer, records

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from .. import agents
+from ..agents import Refusal
 from ..llm import LLMClient
 from ..prompts import PromptSet
 from ..trace import CallRecord
@@ -45,7 +46,7 @@ class Pipeline:
     room: int
     rounds: int
     reason_max_tokens: int
-    accept: Callable[[str, list[str], str], bool]
+    refuse: Refusal
     label: str = ""
     progress: bool = False
 
@@ -93,7 +94,7 @@ class Pipeline:
                         step_messages = pad.texts(ready[:size])
                         step = asyncio.ensure_future(agents.reason(
                             kar_llm, self.prompts, self.question, step_messages, False, t, self.reason_max_tokens,
-                            self.accept))
+                            self.refuse))
             finally:
                 for future in [*tasks.values(), *([step] if step else [])]:
                     future.cancel()
