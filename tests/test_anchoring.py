@@ -4,9 +4,12 @@ answer counts only when messages connected to the question state it."""
 
 import json
 
+from extlib import agents
 from extlib.anchoring import anchor, sentences
 from extlib.connections import links_from_question, on_a_chain
+from extlib.grounding import grounding_terms
 from extlib.guards import make_guards
+from extlib.prompts import get_prompts
 
 from .conftest import DATA
 
@@ -114,12 +117,75 @@ def test_the_evidence_guards_take_an_answer_only_from_messages_connected_to_the_
     assert guards.rank([2, 3, 0, 1], {0: HOP2, 1: HOP1, 2: DECOY, 3: PLAY}, QUESTION) == [1, 0, 2, 3]
 
 
+ORIGINAL = ("hotpotqa", "hotpotqa-longdoc", "zh-longdoc")  # the labeled rows of the grounding check's bounds
+BRIDGE = ("en-bridge", "zh-bridge")  # the labeled replies of the evidence guards' dev runs on the bridge books
+
+
+def labeled(datasets: tuple[str, ...]) -> list[dict]:
+    rows = [json.loads(line) for line in (DATA / "seeker_replies.jsonl").read_text(encoding="utf-8").splitlines()]
+    return [row for row in rows if row["dataset"] in datasets]
+
+
 def test_on_labeled_replies_no_invention_reaches_the_scratchpad_and_true_facts_do():
     """The labeled fixture judged by what reaches the scratchpad: at most 3 of the 53 extracted facts may post
     nothing (the grounding check's bound), and no reply's claim that its chunk lacks is ever posted."""
-    rows = [json.loads(line) for line in (DATA / "seeker_replies.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = labeled(ORIGINAL)
     posted = {id(r): anchor(r["reply"], r["chunk"], r["shown"], r["question"]) for r in rows}
     extracted = [r for r in rows if r["label"] == "extracted"]
     assert sum(not posted[id(r)].sentences for r in extracted) <= 3
     for r in rows:
         assert all(s.split(": ", 1)[-1] in r["chunk"] for s in posted[id(r)].sentences)
+
+
+def chunk_sentences_in(posted: str, chunk: str) -> list[str] | None:
+    """The sentences of `chunk` (extlib.anchoring.sentences) that `posted` is made of, joined by spaces as the
+    evidence guards join them, or None when it is not made of them."""
+    pieces = sorted(set(sentences(chunk)), key=len, reverse=True)
+
+    def split(rest: str) -> list[str] | None:
+        if not rest:
+            return []
+        for piece in pieces:
+            if rest == piece or rest.startswith(piece + " "):
+                tail = split(rest[len(piece):].lstrip(" "))
+                if tail is not None:
+                    return [piece, *tail]
+        return None
+    return split(posted)
+
+
+def test_on_the_bridge_books_replies_the_evidence_guards_post_only_their_chunks_sentences():
+    """The en-bridge and zh-bridge replies judged by what the evidence guards put on an empty scratchpad, called as
+    ExtAgents' admission calls them. Whatever a reply claims, what is posted is sentences of its own chunk, so no
+    invented or echoed claim that its chunk lacks reaches the scratchpad; an invention or an echo may still post its
+    chunk's own sentences about the question's subject or a shown name (the true first hop beside a made-up
+    province, the second hop beside an echoed first hop). A true fact posts nothing when no chain of names joins it
+    to the question through what its agent was shown: a village -> region note in round 1 names nothing of the
+    question and waits until GKS shows its agent the first hop."""
+    guards = make_guards("evidence")
+    rows = labeled(BRIDGE)
+    posted = {}
+    for r in rows:
+        prompts = get_prompts("small", "zh" if r["dataset"].startswith("zh") else "en")
+        template = frozenset(grounding_terms(agents.seek_prompt(prompts, "", "", [], r["round"])))
+        posted[id(r)], _ = guards.admit(r["reply"], r["chunk"], r["shown"], r["question"], template, "")
+    for r in rows:
+        if posted[id(r)] is not None:
+            made_of = chunk_sentences_in(posted[id(r)], r["chunk"])
+            assert made_of and all(s.split(": ", 1)[-1] in r["chunk"] for s in made_of), (r["id"], posted[id(r)])
+    invented = [r for r in rows if r["label"] == "invented"]
+    echoes = [r for r in rows if r["label"] == "echo"]
+    # measured: 10 of 31 inventions post something, each a true sentence of its chunk: the question's person's first
+    # hop beside a made-up province or county (8), the note placing the shown village the reply calls a county (1),
+    # and the head of a note cut at the chunk's end, "Hollinden is a village in" (1)
+    assert sum(posted[id(r)] is not None for r in invented) <= 10
+    # measured: 5 of 17 echoes post something: the chunk's note on where the echoed first hop's village lies (one of
+    # them the tail of a note cut across two chunks)
+    assert sum(posted[id(r)] is not None for r in echoes) <= 5
+    extracted = [r for r in rows if r["label"] == "extracted"]
+    silent = [r for r in extracted if posted[id(r)] is None]
+    waiting = [r for r in silent if r["round"] == 1 and not on_a_chain(r["question"], [], [r["reply"]])]
+    assert len(waiting) <= 2  # measured: 2 of 37 (round-1 village -> region notes, both distractors)
+    # measured: 6 of 37 (no first hop posts nothing): two village -> region distractor notes and a second hop whose
+    # first hop its agent was not shown, two quotes of the novel, and the bare county ending a note cut across chunks
+    assert len(silent) - len(waiting) <= 6
