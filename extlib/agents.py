@@ -70,7 +70,7 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
     says_none = "NO ANSWER" in text.upper()
     if answer is None and asks_for_line and not says_none:  # no answer line: in prose, a yes/no verdict, or asked
         answer = answer_in_prose(text) or verdict(text) or await _asked_answer_line(llm, prompts, prompt, text,
-                                                                                    record)
+                                                                                    record, must_answer)
     if answer is None and must_answer and asks_for_line:
         answer = parse_answer(next((ln for ln in reversed(text.splitlines()) if ln.strip()), ""))
     if answer is not None:
@@ -82,15 +82,16 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
     return answer, record
 
 
-async def _asked_answer_line(llm: LLMClient, prompts: PromptSet, prompt: str, reply: str,
-                             record: CallRecord) -> str | None:
+async def _asked_answer_line(llm: LLMClient, prompts: PromptSet, prompt: str, reply: str, record: CallRecord,
+                             must_answer: bool) -> str | None:
     """The answer of a second turn that asks for the `Answer:` line the reply left out (None: the prompt set asks
     none, the call failed or it says NO ANSWER). The 1.5B model often concludes in prose, "Based on the facts
     provided, Tobias Ashdown was born in Norland.", and without the line the whole sentence was the answer."""
-    if not prompts.answer_line:
+    ask = prompts.answer_line_final if must_answer else prompts.answer_line
+    if not ask:
         return None
     conversation = [{"role": "user", "content": prompt}, {"role": "assistant", "content": reply},
-                    {"role": "user", "content": prompts.answer_line}]
+                    {"role": "user", "content": ask}]
     text, follow_up = await call(llm, conversation, 32, "reason", record.round, None, record.step)
     record.prompt_tokens += follow_up.prompt_tokens
     record.completion_tokens += follow_up.completion_tokens
@@ -99,5 +100,5 @@ async def _asked_answer_line(llm: LLMClient, prompts: PromptSet, prompt: str, re
     for name in ("prefill_seconds", "generation_seconds", "cache_seconds"):
         if getattr(follow_up, name) is not None:
             setattr(record, name, (getattr(record, name) or 0.0) + getattr(follow_up, name))
-    record.output = f"{record.output}\n[{prompts.answer_line}] {text if text is not None else follow_up.error}"
+    record.output = f"{record.output}\n[{ask}] {text if text is not None else follow_up.error}"
     return parse_answer(text) if text is not None else None

@@ -23,6 +23,7 @@ class PromptSet:
     reason: str
     reason_final: str
     answer_line: str = ""  # a follow-up turn asking for a missing `Answer:` line; "" (paper): none is asked
+    answer_line_final: str = ""  # the same when the step must answer
 
 
 _EN_RATE = ("Based on the extracted information and question, provide a score (0-100) for how useful the "
@@ -92,6 +93,7 @@ _SMALL_EN = PromptSet(
                   "in one or two sentences, then write a last line `Answer: <short phrase>` with your best "
                   "answer."),
     answer_line="Now write only the last line: `Answer: <short phrase>`, or `Answer: NO ANSWER`.",
+    answer_line_final="Now write only the last line: `Answer: <short phrase>` with your best answer.",
 )
 
 _SMALL_ZH = PromptSet(
@@ -106,6 +108,7 @@ _SMALL_ZH = PromptSet(
     reason_final=("从一篇长文中找到的信息：\n{messages}\n\n问题：{question}\n根据这些信息，用一两句话推理，"
                   "然后在最后一行写 `Answer: <简短答案>`，给出你最好的答案。"),
     answer_line="现在只写最后一行：`Answer: <简短答案>`，或 `Answer: NO ANSWER`。",
+    answer_line_final="现在只写最后一行：`Answer: <简短答案>`，给出你最好的答案。",
 )
 
 SMALL = {"hotpotqa": _SMALL_EN, "en": _SMALL_EN, "zh": _SMALL_ZH}

@@ -100,15 +100,17 @@ def test_a_reasoning_reply_without_its_answer_line_is_asked_for_the_line_in_a_se
     facts = ["Ashdown was born at Fenstead.", "Fenstead lies in Norland."]
     for follow_up, must, expected in (("Answer: Norland", False, "Norland"), ("Answer: NO ANSWER", False, None),
                                       ("Norland.", True, "Norland")):
-        def respond(prompt: str, line: str = follow_up) -> str:
+        ask = prompts.answer_line_final if must else prompts.answer_line
+
+        def respond(prompt: str, line: str = follow_up, ask: str = ask) -> str:
             reply = "Based on the facts provided, Ashdown was born in Norland."
-            return line if prompt == prompts.answer_line else reply
+            return line if prompt == ask else reply
 
         llm = scripted_client(respond)
         answer, record = run_sync(agents.reason(llm, prompts, "Which county was Ashdown born in?", facts, must, 2,
                                                 64))
-        assert llm._client.prompts[-1] == prompts.answer_line and len(llm._client.prompts) == 2
-        assert answer == expected and prompts.answer_line in record.output
+        assert llm._client.prompts[-1] == ask and len(llm._client.prompts) == 2
+        assert answer == expected and ask in record.output
     # the paper's prompts ask for no answer line: no second turn, the reply is the answer
     paper = get_prompts("paper", "en")
     llm = scripted_client(lambda p: "Norland")

@@ -177,8 +177,8 @@ class ExtAgents(Method):
     # 8: ... and of a shown message's name the reply takes up; Chinese sentences of 6-11 characters are sentences;
     # 9: the question's subject is one of its English entities named in full (a comparison names two); 10: a reasoning
     # reply without its Answer: line is asked for it; the evidence guards take an answer once every agent whose
-    # chunk names it has seen it
-    version = 10
+    # chunk names it has seen it; 11: a forced answer without its line is asked for it without the NO ANSWER choice
+    version = 11
 
     config_class = ExtAgentsConfig
 
