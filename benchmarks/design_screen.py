@@ -8,6 +8,8 @@ prompt tokens and calls per question. No time is compared here.
     .venv/bin/python benchmarks/design_screen.py --book zh-bridge --length 4096 --limit 10
     .venv/bin/python benchmarks/design_screen.py --book hotpotqa-bridge --length 4096 --limit 10 \\
         --variants small-model evidence evidence-order
+    .venv/bin/python benchmarks/design_screen.py --book en-bridge --length 8192 \\
+        --variants evidence direct drag mapreduce
 """
 
 from __future__ import annotations
@@ -28,13 +30,23 @@ BOOK = {"zh-bridge": {"split": "dev", "distractors": 4},  # densities fixed by b
         "en-bridge": {"split": "dev", "distractors": 4},
         "hotpotqa-bridge": {"split": "dev", "wiki_share": 0.5}}
 BASE = {"chunk_tokens": 384, "seek_max_tokens": 128}  # eq. 6's room holds about 300 tokens of messages
-VARIANTS = {  # the candidates; the first one named on the command line is the reference
+VARIANTS = {  # the candidates (ExtAgents' knobs beyond BASE, or another method's); the first named is the reference
     "small-model": {"guards": "small-model"},  # the design before this issue (the CPU study's ExtAgents v5)
     "evidence": {"guards": "evidence"},  # messages are their chunk's sentences, chained to the question
     "evidence-order": {"guards": "evidence", "rating": "order"},  # the same, no rating calls
     "paper": {"guards": "none", "prompt_set": "paper"},  # the paper's protocol
     "evidence-no-gks": {"guards": "evidence", "gks": False},
+    "direct": {"method": "direct"},  # the baselines the issue's targets compare with, on the same draw
+    "drag": {"method": "drag"},
+    "mapreduce": {"method": "mapreduce", "chunk_tokens": BASE["chunk_tokens"]},
 }
+
+
+def cell(book: str, length: int, variant: str) -> Cell:
+    knobs = dict(VARIANTS[variant])
+    method = knobs.pop("method", "extagents")
+    return Cell(book, method, length, {**BASE, **knobs} if method == "extagents" else knobs, BOOK[book],
+                label=variant)
 
 
 def main() -> None:
@@ -47,21 +59,20 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="answer only the first LIMIT questions now")
     parser.add_argument("--out", default=str(ROOT / "results" / "dev" / "design"))
     args = parser.parse_args()
-    cells = [Cell(args.book, "extagents", args.length, {**BASE, **VARIANTS[v]}, BOOK[args.book], label=v)
-             for v in args.variants]
+    cells = [cell(args.book, args.length, v) for v in args.variants]
     with clients(EngineSettings(context_window=WINDOW)) as (llm, _):
         rows = run_study(cells, llm, args.out, n=args.n, seed=0, window=WINDOW, limit=args.limit)
     reference = rows[rows.label == args.variants[0]].set_index("id")["f1"]
     print(f"{args.book} at {args.length} tokens, dev split, {len(reference)} questions")
     for variant in args.variants:
-        cell = rows[rows.label == variant].set_index("id")
-        shared = reference.index.intersection(cell.index)
-        diffs = (cell.loc[shared, "f1"] - reference.loc[shared]).mul(100)
+        own = rows[rows.label == variant].set_index("id")
+        shared = reference.index.intersection(own.index)
+        diffs = (own.loc[shared, "f1"] - reference.loc[shared]).mul(100)
         low, high = bootstrap_interval(diffs.tolist())
-        usage = cell["usage"].tolist()
-        print(f"  {variant:16} F1 {100 * cell['f1'].mean():5.1f}  vs {args.variants[0]} {diffs.mean():+5.1f} "
+        usage = own["usage"].tolist()
+        print(f"  {variant:16} F1 {100 * own['f1'].mean():5.1f}  vs {args.variants[0]} {diffs.mean():+5.1f} "
               f"({low:+.0f} to {high:+.0f}; {(diffs > 0).sum()}/{(diffs == 0).sum()}/{(diffs < 0).sum()})  "
-              f"round 2 in {(cell['rounds'] > 1).sum()}/{len(cell)}  "
+              f"round 2 in {(own['rounds'] > 1).sum()}/{len(own)}  "
               f"{sum(u['prompt_tokens'] for u in usage) / len(usage):,.0f} prompt tokens, "
               f"{sum(u['calls'] for u in usage) / len(usage):.1f} calls a question")
 

@@ -1,14 +1,17 @@
 """The benchmarks, loaded from the real pinned artifacts (fetched by `make data` / `make test`)."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from extlib.datasets import DataError, TooLong, default_tokenizer, load_tasks, options, sources
-from extlib.datasets.common import check_rows
+from extlib.datasets.common import check_rows, sample
 from extlib.datasets.filler import sanguo_paragraphs
+from extlib.datasets.hotpotqa import load_pool
 from extlib.datasets.longbook import read_infinitebench
+from extlib.datasets.splits import FOLDER, SPLITS, split_ids
 from extlib.datasets.zh_longdoc import ROLES, questions
 from extlib.metrics import score
 
@@ -164,7 +167,7 @@ def test_load_tasks_checks_its_arguments(tmp_path):
     kept.write_text(json.dumps({"kept": ["5a8b57f25542995d1e6f1371"]}))
     assert [t.id for t in load_tasks("hotpotqa", 1000, ids=kept, progress=False)] == ["5a8b57f25542995d1e6f1371"]
     assert options("hotpotqa-longdoc") == {"position": 0.25, "distance": 0.5, "order": "forward",
-                                           "distractors": False}
+                                           "distractors": False, "split": None}
 
 
 def test_check_rows_flags_the_wrong_language():
@@ -207,3 +210,83 @@ def test_the_bundled_demo_holds_both_hops_far_apart_and_its_answer_in_the_second
     task = demo_task()
     first, second = task.knowledge.find("Tobias Wrenfield was born"), task.knowledge.find(task.answers[0])
     assert task.answers == ["Rutland"] and first > 0 and second - first > 80_000  # the hops ~84k characters apart
+
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+OLDER = {"hotpotqa": "hotpotqa", "hotpotqa-longdoc": "hotpotqa", "zh-longdoc": "zh-longdoc"}  # dataset -> its lists
+
+
+def older_lists(name):
+    return json.loads((FOLDER / f"{name}.json").read_text())
+
+
+def committed_rows():
+    """(dataset, row) of every committed row of the older sets drawn from all their questions (no split)."""
+    for path in sorted(RESULTS.rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            spec = row.get("spec") or {}
+            dataset = spec.get("dataset") or (row.get("meta") or {}).get("dataset")
+            if "id" in row and dataset in OLDER and (spec.get("options") or {}).get("split") is None:
+                yield dataset, row
+
+
+def test_the_older_sets_lists_are_disjoint_and_sized():
+    hotpot, zh = older_lists("hotpotqa"), older_lists("zh-longdoc")
+    for lists in (hotpot, zh):
+        assert set(lists) == set(SPLITS) and all(len(ids) == len(set(ids)) for ids in lists.values())
+        assert not set(lists["dev"]) & set(lists["test"]) and not set(lists["test"]) & set(lists["reserve"]) \
+            and not set(lists["dev"]) & set(lists["reserve"])
+    assert len(hotpot["test"]) == len(hotpot["reserve"]) == 200 and len(hotpot["dev"]) >= 400
+    rows, _ = load_pool()
+    order = [r["_id"] for r in rows]
+    assert all(ids == [i for i in order if i in set(ids)] for ids in hotpot.values())  # in the source's order
+    assert len(zh["test"]) == len(zh["reserve"]) >= 60 and sum(map(len, zh.values())) == 200
+    assert set().union(*map(set, zh.values())) == {q["id"] for q in questions()}
+
+
+def test_every_question_the_committed_rows_and_their_draws_saw_is_in_dev():
+    rows, _ = load_pool()
+    source = {"hotpotqa": (rows, "_id"), "zh-longdoc": (questions(), "id")}
+    draws, seen = set(), 0
+    for dataset, row in committed_rows():
+        dev = set(older_lists(OLDER[dataset])["dev"])
+        assert row["id"] in dev, (dataset, row["id"])
+        draws.add((OLDER[dataset], row["spec"]["n"], row["spec"]["seed"]))
+        seen += 1
+    assert seen > 1000 and {(d, s) for d, _, s in draws} >= {("hotpotqa", 2), ("zh-longdoc", 2)}
+    for name, n, seed in draws:  # every id of a committed draw, answered or not
+        items, key = source[name]
+        assert {r[key] for r in sample(items, n, seed, name, key=key)} <= set(older_lists(name)["dev"])
+    labelled = [json.loads(line) for line in (DATA / "seeker_replies.jsonl").read_text().splitlines() if line.strip()]
+    assert all(r["id"] in older_lists(OLDER[r["dataset"]])["dev"] for r in labelled if r["dataset"] in OLDER)
+
+
+def test_hotpotqa_test_and_reserve_hold_no_question_of_a_bridge_book_list():
+    bridge = json.loads((FOLDER / "hotpotqa-bridge.json").read_text())
+    hotpot = older_lists("hotpotqa")
+    assert not (set(hotpot["test"]) | set(hotpot["reserve"])) & set().union(*map(set, bridge.values()))
+    assert set(bridge["dev"]) <= set(hotpot["dev"])  # looked at while the bridge books were designed
+    assert split_ids("hotpotqa-longdoc", "test") == hotpot["test"]  # the same questions, the same lists
+
+
+@pytest.mark.parametrize(("dataset", "input_tokens"), [("hotpotqa", 1_000), ("hotpotqa-longdoc", 900),
+                                                       ("zh-longdoc", 900)])
+def test_the_older_sets_draw_from_a_split_only_and_from_every_question_by_default(qwen, dataset, input_tokens):
+    for split in SPLITS:
+        tasks = load_tasks(dataset, input_tokens, n=3, seed=1, tokenizer=qwen, progress=False, split=split)
+        assert len(tasks) == 3 and {t.id for t in tasks} <= set(split_ids(dataset, split))
+        assert all(t.meta["split"] == split for t in tasks)
+    everything = [t.id for t in load_tasks(dataset, input_tokens, n=10, seed=2, tokenizer=qwen, progress=False)]
+    assert everything == [t.id for t in load_tasks(dataset, input_tokens, n=10, seed=2, tokenizer=qwen,
+                                                   progress=False, split=None)]
+    assert set(everything) <= set(split_ids(dataset, "dev"))  # the committed seed-2 draw, as the studies drew it
+    with pytest.raises(ValueError, match="split must be one of dev, test, reserve or None"):
+        load_tasks(dataset, input_tokens, n=1, tokenizer=qwen, progress=False, split="train")
+
+
+def test_the_default_draw_is_the_one_the_committed_rows_hold(qwen):
+    committed = {row["id"] for dataset, row in committed_rows()
+                 if dataset == "zh-longdoc" and row["spec"]["n"] == 30 and row["spec"]["seed"] == 2}
+    tasks = load_tasks("zh-longdoc", 1_000, n=30, seed=2, tokenizer=qwen, progress=False)
+    assert {t.id for t in tasks} == committed and "split" not in tasks[0].meta

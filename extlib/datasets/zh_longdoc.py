@@ -18,6 +18,7 @@ from ..trace import Task
 from .common import sample
 from .filler import paragraph_counts, sanguo_paragraphs
 from .placement import check_placement, place
+from .splits import in_split
 
 SURNAMES = "欧阳 司徒 上官 东方 慕容 令狐 皇甫 诸葛 尉迟 公孙 长孙 宇文 司空 夏侯 端木 轩辕".split()
 GIVEN = "澄 霁 岚 沅 琰 瑾 璇 珩 翊 骞 湛 峤 昀 朔 淙 砚 棠 檀 樾 滢".split()
@@ -53,8 +54,9 @@ def questions() -> list[dict]:
 
 def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, progress: bool = True,
           ids: list[str] | None = None, position: float = 0.25, distance: float = 0.5,
-          order: str = "forward") -> list[Task]:
-    """position, distance, order: as for `hotpotqa-longdoc` (depth of hop 1, depth between the hops)."""
+          order: str = "forward", split: str | None = None) -> list[Task]:
+    """position, distance, order: as for `hotpotqa-longdoc` (depth of hop 1, depth between the hops); split: None
+    (every question, as the first studies drew) or dev, test or reserve (data/splits/zh-longdoc.json)."""
     check_placement(position, distance, order)
     filler, counts = sanguo_paragraphs(), paragraph_counts("sanguo", tokenizer, progress)
     available = int(counts.sum())
@@ -62,7 +64,8 @@ def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, pro
     if reps > 1:
         filler, counts = filler * reps, np.tile(counts, reps)
     out = []
-    for row in sample(questions(), n, seed, "the Chinese two-hop set", ids):
+    what = "the Chinese two-hop set" if split is None else f"the {split} split of the Chinese two-hop set"
+    for row in sample(in_split(questions(), "zh-longdoc", split), n, seed, what, ids):
         facts = row["facts"][::-1 if order == "reverse" else 1]
         rng = random.Random(f"{seed}:{row['id']}")
         placed = place(facts, [position, position + distance], filler, counts, input_tokens, tokenizer,
@@ -72,5 +75,6 @@ def tasks(input_tokens: int, n: int | None, seed: int, tokenizer: Tokenizer, pro
                         meta={"dataset": "zh-longdoc", "input_tokens": placed.tokens, "position": position,
                               "distance": distance, "order": order, "novel_repeats": reps,
                               "gold": [{"fact": f, "token_offset": o} for f, o in zip(facts, placed.offsets)],
-                              "evidence_distance_tokens": abs(placed.offsets[1] - placed.offsets[0])}))
+                              "evidence_distance_tokens": abs(placed.offsets[1] - placed.offsets[0]),
+                              **({"split": split} if split else {})}))
     return out
