@@ -64,7 +64,7 @@ def test_top_k_within_takes_the_best_messages_that_fit_and_skips_a_misfit():
 
 
 def test_gks_finds_the_second_hop_in_round_two():
-    prediction, backend = run()
+    prediction, backend = run(guards="small-model")
     assert prediction.answer == "Westmarch"
     assert prediction.rounds == 2
     seeks = [c for c in prediction.calls if c.role == "seek"]
@@ -134,13 +134,15 @@ def test_a_kar_step_over_messages_read_without_an_answer_is_skipped_with_the_sma
 
 
 def test_the_guards_are_chosen_by_their_own_knob_not_by_the_prompt_set():
-    from extlib.guards import MIN_GROUNDING, Guards
+    from extlib.guards import ANCHOR_FLOOR, MIN_GROUNDING, Guards
 
     assert ExtAgents(prompt_set="paper").config.chosen_guards == ExtAgents().config.chosen_guards == Guards(
-        MIN_GROUNDING, links=True, skip_repeats=True)
+        skip_repeats=True, anchor=ANCHOR_FLOOR, connected=True, subject=True, synced_answers=True)  # evidence
+    assert ExtAgents(guards="small-model").config.chosen_guards == Guards(MIN_GROUNDING, links=True, skip_repeats=True)
     assert ExtAgents(guards="none").config.chosen_guards == Guards()  # the paper's loop: no guard at any point
     assert ExtAgents(guards="none", grounding=0.5).config.chosen_guards == Guards(0.5)
-    assert ExtAgents(grounding=0.0, links=False).config.chosen_guards == Guards(skip_repeats=True)
+    assert ExtAgents(guards="small-model", grounding=0.0, links=False).config.chosen_guards == Guards(
+        skip_repeats=True)
 
 
 def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answer():
@@ -163,7 +165,8 @@ def test_kar_reads_top_1_then_2_then_4_until_an_answer():
         return f"clue {chunk[0]}" if chunk[0].isdigit() else "NO INFORMATION"
     llm = scripted_client(reader)
     text = "".join(str(i) * 400 for i in range(1, 6))
-    prediction = ExtAgents(chunk_tokens=400, context_window=2000, grounding=0.0).run(Task("k", "q?", text), llm)
+    method = ExtAgents(chunk_tokens=400, context_window=2000, grounding=0.0, guards="small-model")
+    prediction = method.run(Task("k", "q?", text), llm)
     steps = [c.step for c in prediction.calls if c.role == "reason"]
     assert steps == [1, 2, 4]
     assert prediction.answer == "seven" and prediction.rounds == 1
@@ -182,12 +185,12 @@ def inventive_reader(prompt: str) -> str:
 
 
 def test_invented_facts_are_dropped_by_the_grounding_check_and_kept_in_the_trace():
-    prediction, _ = run(inventive_reader)
+    prediction, _ = run(inventive_reader, guards="small-model")
     assert prediction.answer == "Westmarch"
     dropped = [c for c in prediction.calls if c.dropped]
     assert {c.chunk for c in dropped if c.round == 1} == {0, 2, 3, 5}
     assert all(c.dropped == "names what its chunk does not: ezra, holloway, london" for c in dropped if c.round == 1)
-    unchecked, _ = run(inventive_reader, grounding=0.0)
+    unchecked, _ = run(inventive_reader, grounding=0.0, guards="small-model")
     assert unchecked.answer == "London"  # without the check the invented fact wins the first KAR step
 
 
@@ -199,11 +202,11 @@ def guessing_reasoner(prompt: str) -> str:
 
 
 def test_an_answer_the_messages_do_not_state_does_not_halt_reasoning():
-    prediction, _ = run(guessing_reasoner)
+    prediction, _ = run(guessing_reasoner, guards="small-model")
     assert prediction.answer == "Westmarch" and prediction.rounds == 2
     first = [c for c in prediction.calls if c.role == "reason"][0]
     assert first.dropped == "answer not stated by the messages"
-    unchecked, _ = run(guessing_reasoner, grounding=0.0)
+    unchecked, _ = run(guessing_reasoner, grounding=0.0, guards="small-model")
     assert unchecked.answer == "Northumberland" and unchecked.rounds == 1
 
 
@@ -216,11 +219,11 @@ def test_an_invention_built_from_a_chunk_word_is_dropped_whether_or_not_the_agen
 
     def round2_inventions(prediction):
         return [c for c in prediction.calls if c.role == "seek" and c.round == 2 and c.chunk in (0, 2, 3, 5)]
-    unseen, _ = run(inventive_later, gks=False)
+    unseen, _ = run(inventive_later, gks=False, guards="small-model")
     assert [c.dropped for c in round2_inventions(unseen)] == ["names what its chunk does not: ezra, holloway"] * 4
     # With GKS the agents were shown "Ezra Holloway was born in ... Marrowby": every word of the invention is
     # either shown or in the chunk, but none of the shown names is in the chunk, so nothing links the two.
-    shown, _ = run(inventive_later)
+    shown, _ = run(inventive_later, guards="small-model")
     assert [c.dropped for c in round2_inventions(shown)] == ["links the shown messages to nothing in its chunk"] * 4
     assert shown.answer == "Westmarch"
     assert {i for i in shown.extra["ranking"][-1]} == {1, 4}  # only the two true facts reached the scratchpad
@@ -253,7 +256,8 @@ def test_shared_messages_always_fit_the_context_window():
         said.append(1)
         return f"Finding number{len(said)}. " + "A long finding. " * 20
     window = 2600
-    prediction, backend = run(chatty, rounds=3, context_window=window, chunk_tokens=400, grounding=0.0)
+    prediction, backend = run(chatty, rounds=3, context_window=window, chunk_tokens=400, grounding=0.0,
+                              guards="small-model")
     seek_prompts = [p for p in backend.prompts if "Text:\n" in p]
     assert len(seek_prompts) == 18
     assert all(len(p.encode()) + 256 + CHAT_OVERHEAD_TOKENS <= window for p in seek_prompts)
@@ -307,11 +311,11 @@ def test_pipelined_kar_answers_while_later_agents_read_and_ends_the_round():
     knowledge = (HOP1 + HOP2 + FILLER * 6)[:400] + FILLER * 30
     knobs = {"chunk_tokens": 400, "context_window": 2000, "rating": "order", "links": False, "grounding": 0.0}
     task = Task("t", QUESTION, knowledge, ["Westmarch"])
-    piped = ExtAgents(pipeline=True, **knobs).run(task, llm)
+    piped = ExtAgents(pipeline=True, guards="small-model", **knobs).run(task, llm)
     assert piped.answer == "Westmarch" and piped.rounds == 1
     assert [c.chunk for c in piped.calls if c.role == "seek"] == [0]
     assert piped.extra["cancelled"] == [[1, 2, 3, 4, 5]]
-    plain = ExtAgents(**knobs).run(task, scripted_client(reader))
+    plain = ExtAgents(guards="small-model", **knobs).run(task, scripted_client(reader))
     assert plain.answer == "Westmarch" and len([c for c in plain.calls if c.role == "seek"]) == 6
 
 
@@ -363,12 +367,14 @@ def test_reference_code_mode_broadcasts_messages_in_chunk_order():
         return "first finding" if prompt.split("Text:\n", 1)[1].startswith("a") else "second finding"
     llm = scripted_client(reader)
     text = "a" * 400 + "b" * 400
-    reference = ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, mode="reference-code", grounding=0.0)
+    reference = ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, mode="reference-code", grounding=0.0,
+                          guards="small-model")
     reference.run(Task("r", "q?", text), llm)
     round2 = [p for p in llm._client.prompts if "so far" in p][0]
     assert round2.index("first finding") < round2.index("second finding")
     llm = scripted_client(reader)
-    ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, grounding=0.0).run(Task("r", "q?", text), llm)
+    ExtAgents(chunk_tokens=400, context_window=2000, rounds=2, grounding=0.0, guards="small-model").run(
+        Task("r", "q?", text), llm)
     round2 = [p for p in llm._client.prompts if "so far" in p][0]
     assert round2.index("second finding") < round2.index("first finding")  # by score
 
@@ -440,7 +446,7 @@ def test_a_prompt_that_cannot_fit_is_rejected_before_any_call():
     ({"grounding": 1.5}, "grounding must be between"),
     ({"layout": "sideways"}, "layout must be one of"),
     ({"pipeline": True, "rating": "bm25", "links": False}, "rating=order"),
-    ({"pipeline": True, "rating": "order"}, "links=false"),
+    ({"pipeline": True, "rating": "order", "guards": "small-model"}, "links=false"),
     ({"pipeline": True, "rating": "order", "links": False, "mode": "reference-code"}, "mode=paper"),
 ])
 def test_invalid_knobs_are_rejected_with_a_clear_message(knobs, message):

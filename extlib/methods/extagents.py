@@ -77,9 +77,11 @@ class ExtAgentsConfig(ChunkedConfig):
                        "computes only what changed)", choices=LAYOUTS)
     seek_max_tokens: int = knob(256, "tokens of each seeking agent's reply")
     reason_max_tokens: int = knob(128, "tokens of each reasoning step")
-    guards: str = knob("small-model", "what a small model needs beyond the paper's loop (extlib.guards): small-model "
-                       "(grounding check, linked ranking, answers stated by the messages, no repeated KAR step) or "
-                       "none (the paper's protocol, with prompt_set=paper)", choices=GUARD_SETS)
+    guards: str = knob("evidence", "what a small model needs beyond the paper's loop (extlib.guards): evidence (its "
+                       "chunk's sentences, joined to the question by a chain of names, are posted, not the reply; "
+                       "answers stated by such messages, once every agent whose chunk names them has seen them), "
+                       "small-model (the design before: grounding check on the reply, linked ranking) or none (the "
+                       "paper's protocol, with prompt_set=paper)", choices=GUARD_SETS)
     grounding: float | None = knob(None, "the grounding check's least share of a reply's new words found in its own "
                                    "chunk; None: the guard set's (small-model 0.6, none 0: off)", low=0.0, high=1.0)
     links: bool | None = knob(None, "rank each message right after the better-rated one it shares a name with, beyond "
@@ -177,8 +179,9 @@ class ExtAgents(Method):
     # 8: ... and of a shown message's name the reply takes up; Chinese sentences of 6-11 characters are sentences;
     # 9: the question's subject is one of its English entities named in full (a comparison names two); 10: a reasoning
     # reply without its Answer: line is asked for it; the evidence guards take an answer once every agent whose
-    # chunk names it has seen it; 11: a forced answer without its line is asked for it without the NO ANSWER choice
-    version = 11
+    # chunk names it has seen it; 11: a forced answer without its line is asked for it without the NO ANSWER choice;
+    # 12: the evidence guards are the default
+    version = 12
 
     config_class = ExtAgentsConfig
 
