@@ -3,7 +3,8 @@ issue "ExtAgents keeps what its agents find" (which guard set, which rating, whi
 rows, never from the test split. Each variant is a cell of one study (question by question across the variants,
 rows resumable under results/dev/design/), and the table gives per variant the mean F1, its paired difference with
 the first variant (95% bootstrap interval; wins/ties/losses), the share of questions with a second round, and the
-prompt tokens and calls per question. No time is compared here.
+prompt tokens (and those computed, not read from the server's prompt cache) and calls per question. No time is
+compared here.
 
     .venv/bin/python benchmarks/design_screen.py --book zh-bridge --length 4096 --limit 10
     .venv/bin/python benchmarks/design_screen.py --book hotpotqa-bridge --length 4096 --limit 10 \\
@@ -28,7 +29,10 @@ from extlib.study import Cell, run_study  # noqa: E402
 WINDOW = 1024
 BOOK = {"zh-bridge": {"split": "dev", "distractors": 4},  # densities fixed by benchmarks/book_difficulty.py
         "en-bridge": {"split": "dev", "distractors": 4},
-        "hotpotqa-bridge": {"split": "dev", "wiki_share": 0.5}}
+        "hotpotqa-bridge": {"split": "dev", "wiki_share": 0.5},
+        # the older datasets' dev lists, for the 1x check that ExtAgents keeps up with Direct Input where both read all
+        "hotpotqa": {"split": "dev"}, "hotpotqa-longdoc": {"split": "dev"}, "zh-longdoc": {"split": "dev"}}
+PARAGRAPHS = {"hotpotqa", "hotpotqa-longdoc", "hotpotqa-bridge"}  # chunks of whole passages, as the CPU study's
 BASE = {"chunk_tokens": 384, "seek_max_tokens": 128}  # eq. 6's room holds about 300 tokens of messages
 VARIANTS = {  # the candidates (ExtAgents' knobs beyond BASE, or another method's); the first named is the reference
     "small-model": {"guards": "small-model"},  # the design before this issue (the CPU study's ExtAgents v5)
@@ -36,6 +40,9 @@ VARIANTS = {  # the candidates (ExtAgents' knobs beyond BASE, or another method'
     "evidence-order": {"guards": "evidence", "rating": "order"},  # the same, no rating calls
     "paper": {"guards": "none", "prompt_set": "paper"},  # the paper's protocol
     "evidence-no-gks": {"guards": "evidence", "gks": False},
+    "evidence-no-kar": {"guards": "evidence", "kar": False},
+    "evidence-chunk-first": {"guards": "evidence", "layout": "chunk-first"},  # later rounds reuse the chunk's prefix
+    "evidence-paragraphs": {"guards": "evidence", "paragraphs": True},  # chunks of whole passages: no note cut in two
     "direct": {"method": "direct"},  # the baselines the issue's targets compare with, on the same draw
     "drag": {"method": "drag"},
     "mapreduce": {"method": "mapreduce", "chunk_tokens": BASE["chunk_tokens"]},
@@ -45,6 +52,8 @@ VARIANTS = {  # the candidates (ExtAgents' knobs beyond BASE, or another method'
 def cell(book: str, length: int, variant: str) -> Cell:
     knobs = dict(VARIANTS[variant])
     method = knobs.pop("method", "extagents")
+    if method in ("extagents", "mapreduce") and book in PARAGRAPHS:
+        knobs["paragraphs"] = True
     return Cell(book, method, length, {**BASE, **knobs} if method == "extagents" else knobs, BOOK[book],
                 label=variant)
 
@@ -73,7 +82,8 @@ def main() -> None:
         print(f"  {variant:16} F1 {100 * own['f1'].mean():5.1f}  vs {args.variants[0]} {diffs.mean():+5.1f} "
               f"({low:+.0f} to {high:+.0f}; {(diffs > 0).sum()}/{(diffs == 0).sum()}/{(diffs < 0).sum()})  "
               f"round 2 in {(own['rounds'] > 1).sum()}/{len(own)}  "
-              f"{sum(u['prompt_tokens'] for u in usage) / len(usage):,.0f} prompt tokens, "
+              f"{sum(u['prompt_tokens'] for u in usage) / len(usage):,.0f} prompt tokens "
+              f"({sum(u['prompt_tokens'] - u['cached_tokens'] for u in usage) / len(usage):,.0f} computed), "
               f"{sum(u['calls'] for u in usage) / len(usage):.1f} calls a question")
 
 
