@@ -100,21 +100,22 @@ class Guards:
             return "answer not stated by the messages" + (" on a chain from the question" if self.connected else "")
         return None
 
-
     def refusal(self, chunks: list[str], seen: dict[int, list[str]], notes: dict[int, str]) -> Refusal:
         """`refuses`, and with `synced_answers` also an answer that an agent of `seen` (agent -> the messages it is
         shown this round) has in its chunk while neither its message (`notes`) nor what it is shown names it."""
         if not self.synced_answers:
             return self.refuses
+        chunk_names = [names(chunk) for chunk in chunks]  # once a question, not once a KAR step and agent
 
         def refuse(answer: str, messages: list[str], question: str) -> str | None:
-            asked = names(answer) - names(question)
-            names_it = lambda text: bool(asked) and asked <= names(text)  # noqa: E731
-            unseen = [i for i in seen if names_it(chunks[i]) and not names_it(notes.get(i, ""))
-                      and not any(names_it(m) for m in seen[i])]
             why = self.refuses(answer, messages, question)
-            return why or (f"chunk {unseen[0]}'s agent has not seen the answer its chunk names: the text may go on "
-                           "from it" if unseen else None)
+            asked = names(answer) - names(question)
+            if why or not asked:
+                return why
+            unseen = next((i for i in seen if asked <= chunk_names[i] and not asked <= names(notes.get(i, ""))
+                           and not any(asked <= names(m) for m in seen[i])), None)
+            return None if unseen is None else (f"chunk {unseen}'s agent has not seen the answer its chunk names: the "
+                                                "text may go on from it")
         return refuse
 
 
