@@ -3,6 +3,8 @@ whether their agents put them on the scratchpad and in which round, whether GKS 
 first hop, whether the answering KAR step read both, and what it answered. Reads run files only (no model call).
 
     .venv/bin/python benchmarks/evidence_account.py results/dev/design/zh-bridge/extagents__*.jsonl
+    .venv/bin/python benchmarks/evidence_account.py --version 13 --against 12 \
+        results/dev/design/en-bridge/extagents__*__9c88e400.jsonl
 
 Classes (the first that applies): right (F1 >= 50); hop 1 missing (no message of its chunk holds it); hop 2 missing
 (hop 1 was posted, hop 2 never: the bridge was not found); outranked (both posted, the answering step did not read
@@ -23,6 +25,7 @@ from extlib.chunking import chunk_text  # noqa: E402
 from extlib.datasets import default_tokenizer, load_tasks, truncation  # noqa: E402
 from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods import make_method  # noqa: E402
+from extlib.results import bootstrap_interval  # noqa: E402
 
 
 def hop_markers(task_meta: dict) -> list[str]:
@@ -70,10 +73,22 @@ def account(row: dict, task, tokenizer) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+")
+    parser.add_argument("--version", type=int, default=None,
+                        help="account for the rows of this method version (default: each question's newest row)")
+    parser.add_argument("--against", type=int, default=None,
+                        help="also give the paired F1 difference with this version's rows of the same questions")
     args = parser.parse_args()
     tokenizer = default_tokenizer()
     for file in args.files:
-        rows = list({r["id"]: r for r in read_jsonl(Path(file))}.values())
+        every = read_jsonl(Path(file))
+        rows = list({r["id"]: r for r in every if args.version in (None, r["method_version"])}.values())
+        if args.against is not None:
+            before = {r["id"]: r["f1"] for r in every if r["method_version"] == args.against}
+            diffs = [100 * (r["f1"] - before[r["id"]]) for r in rows if r["id"] in before]
+            low, high = bootstrap_interval(diffs)
+            print(f"{Path(file).name}: against version {args.against} on {len(diffs)} questions: "
+                  f"{sum(diffs) / len(diffs):+.1f} F1 (95% interval {low:+.0f} to {high:+.0f}; "
+                  f"{sum(d > 0 for d in diffs)}/{sum(d == 0 for d in diffs)}/{sum(d < 0 for d in diffs)})")
         spec = rows[0]["spec"]
         tasks = {t.id: t for t in load_tasks(spec["dataset"], spec["input_tokens"], n=spec["n"], seed=spec["seed"],
                                              tokenizer=tokenizer, progress=False, **spec["options"])}

@@ -38,7 +38,11 @@ from extlib.parsing import is_no_information
 from extlib.prompts import get_prompts
 
 WORDINGS_EN = {
-    "facts": {},  # the current small prompt set
+    "leads": {},  # the current small prompt set: a later round asks what the text says of the names found so far
+    "continue": dict(  # before version 13: a later round asked for facts that continue the facts found so far
+        seek_next=("Question: {question}\nFacts found so far:\n{messages}\n\nText:\n{chunk}\n\nWrite down the facts "
+                   "from the text that continue or complete the facts found so far, in full sentences with names. Do "
+                   "not copy the facts found so far. If the text has nothing new, write NONE.")),
     "copy": dict(
         seek_first=("Text:\n{chunk}\n\nQuestion: {question}\nCopy, word for word, the sentences of the text that "
                     "mention what the question names or that help answer it. If there are none, write NONE."),
@@ -56,7 +60,10 @@ WORDINGS_EN["named"] = dict(  # round 1 reads only what the question names; late
                 "them, write NONE."))
 WORDINGS_EN["chunk-first"] = {"seek_next": get_prompts("small", "en", "chunk-first").seek_next}  # issue 14's layout
 WORDINGS_ZH = {
-    "facts": {},
+    "leads": {},
+    "continue": dict(seek_next=("问题：{question}\n目前找到的事实：\n{messages}\n\n文本：\n{chunk}\n\n"
+                                "写下文本中能延续或补全目前找到的事实的新事实，用带有名字的完整句子。"
+                                "不要照抄目前找到的事实。如果文本中没有新内容，写 NONE。")),
     "chunk-first": {"seek_next": get_prompts("small", "zh", "chunk-first").seek_next},
     "entities": dict(seek_first=("文本：\n{chunk}\n\n问题：{question}\n写下文本中关于问题提到的人、地点或事物的事实，"
                                  "或有助于回答问题的事实，用带有名字的完整句子，即使它们不能直接回答问题。如果没有，"
@@ -83,8 +90,10 @@ def gold_chunks(task, chunks: list[str]) -> list[int]:
 def first_hop(task) -> str:
     """Hop 1 as a seeking agent would write it: the planted fact, or the first gold paragraph's first sentence."""
     gold = task.meta["gold"][0]
-    if "fact" in gold:
+    if "fact" in gold and task.lang == "zh":
         return gold["fact"].split("：", 1)[-1].rstrip("。）") + "。"
+    if "fact" in gold:
+        return gold["fact"].strip("[]")
     start = task.knowledge.index(gold["title"] + "\n") + len(gold["title"]) + 1
     return task.knowledge[start:].split(". ", 1)[0] + "."
 

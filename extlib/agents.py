@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .calls import call
+from .grounding import new_names
 from .llm import LLMClient
 from .parsing import answer_in_prose, parse_answer, parse_score, verdict
 from .prompts import PromptSet, ordinal
@@ -19,8 +20,9 @@ def seek_prompt(prompts: PromptSet, question: str, chunk: str, shared: list[str]
     """Eq. 7: m_{i,t} = a_{i,t}(q, d_i, Top_k(M_{t-1})); round 1 has no messages yet."""
     if round_ == 1:
         return prompts.seek_first.format(chunk=chunk, question=question)
+    leads = ", ".join(new_names(shared, question)) or prompts.no_leads
     return prompts.seek_next.format(chunk=chunk, question=question, messages=format_messages(shared),
-                                    round=ordinal(round_), round_number=round_)
+                                    round=ordinal(round_), round_number=round_, leads=leads)
 
 
 async def seek(llm: LLMClient, prompts: PromptSet, question: str, chunk: str, index: int, shared: list[str],

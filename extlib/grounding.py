@@ -66,6 +66,31 @@ def names(text: str) -> set[str]:
     return found
 
 
+_NAME_RUN = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:of\s+|de\s+|von\s+)?[A-Z][\w'-]*)*")
+
+
+def new_names(messages: list[str], question: str, most: int = 4) -> list[str]:
+    """The names the messages add to the question, in the order they first appear, at most `most`: what the facts
+    found so far tell the other agents to look for. English: runs of capitalized words, without those the question
+    names and words capitalized only for starting a sentence; Chinese, which marks no names: the runs of two or
+    more characters left when the question's characters and the grammatical ones are taken out ("韩墨出生在青石村"
+    asked "韩墨出生在哪个省" leaves 青石村)."""
+    asked, asked_chars = names(question), set(question)
+    found: list[str] = []
+    for message in messages:
+        text = fold(message)
+        for run in _NAME_RUN.findall(CJK.sub(" ", text)):
+            words = run.split()
+            while words and words[0].lower() in FUNCTION_WORDS:  # "The", "In": capitalized for starting a sentence
+                words.pop(0)
+            if words and not _latin_names(" ".join(words)) <= asked:
+                found.append(" ".join(words))
+        for run in _CJK_RUN.findall(text):
+            found += [part for part in re.split(f"[{re.escape(''.join(asked_chars | ZH_FUNCTION))}]", run)
+                      if len(part) >= 2]
+    return list(dict.fromkeys(found))[:most]
+
+
 def grounding(words: set[str], chunk: str) -> float:
     """Share of a reply's words that occur in its own chunk (PARSER's check of its subagents' evidence)."""
     return len(words & content_words(chunk)) / len(words) if words else 1.0

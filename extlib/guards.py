@@ -101,15 +101,18 @@ class Guards:
         return None
 
     def refusal(self, chunks: list[str], seen: dict[int, list[str]], notes: dict[int, str]) -> Refusal:
-        """`refuses`, and with `synced_answers` also an answer that an agent of `seen` (agent -> the messages it is
-        shown this round) has in its chunk while neither its message (`notes`) nor what it is shown names it."""
+        """`refuses`, and with `synced_answers` also an answer whose names taken from the messages an agent of `seen`
+        (agent -> the messages it is shown this round) has in its chunk while neither its message (`notes`) nor what
+        it is shown names them."""
         if not self.synced_answers:
             return self.refuses
         chunk_names = [names(chunk) for chunk in chunks]  # once a question, not once a KAR step and agent
 
         def refuse(answer: str, messages: list[str], question: str) -> str | None:
             why = self.refuses(answer, messages, question)
-            asked = names(answer) - names(question)
+            new = names(answer) - names(question)
+            asked = (new & names(" ".join(messages))) or new  # what it takes from the messages: in "湖南省芷苇浦村"
+            # the village, to which the 1.5B model joined a province no message states
             if why or not asked:
                 return why
             unseen = next((i for i in seen if asked <= chunk_names[i] and not asked <= names(notes.get(i, ""))

@@ -2,7 +2,8 @@
 the bundled 1.5B model, on which the paper's wording made seeking agents answer tersely instead of
 extracting and the reasoning agent answer two-hop questions with the bridge entity.
 
-Fields: {chunk} {question} {messages} {round} ("2nd") {round_number} ("2") (seeking),
+Fields: {chunk} {question} {messages} {round} ("2nd") {round_number} ("2") {leads} (the names the messages add to
+the question's, or `no_leads`) (seeking),
 {message} (rating), {messages} (reasoning).
 `reason` must say NO ANSWER when it cannot answer; `reason_final` must answer; `answer_line` (small set) asks, in
 the same conversation, for the `Answer:` line a reasoning reply left out.
@@ -24,6 +25,7 @@ class PromptSet:
     reason_final: str
     answer_line: str = ""  # a follow-up turn asking for a missing `Answer:` line; "" (paper): none is asked
     answer_line_final: str = ""  # the same when the step must answer
+    no_leads: str = ""  # {leads} when the facts shown add no name to the question's
 
 
 _EN_RATE = ("Based on the extracted information and question, provide a score (0-100) for how useful the "
@@ -74,6 +76,15 @@ PAPER = {
     ),
 }
 
+# A later round asks what the agent's text says of the names the facts found so far add to the question's
+# ({leads}, extlib.grounding.new_names). Asked instead to "write down the facts that continue or complete the facts
+# found so far", the agent holding "Wrenby is a village in the county of Rutmoor", shown "Tobias Cobbold was born at
+# Wrenby", wrote NONE in most en-bridge dev books (benchmarks/seek_prompts.py, wording `facts` against `leads`).
+_EN_LEADS = ("What does the text say about {leads}? Write down those facts in full sentences with names. Do not copy "
+             "the facts found so far. If the text does not mention {leads}, write NONE.")
+_ZH_LEADS = ("文本中关于{leads}说了什么？用带有名字的完整句子写下这些事实。不要照抄目前找到的事实。"
+             "如果文本没有提到{leads}，写 NONE。")
+
 _SMALL_EN = PromptSet(
     # Measured on the 1.5B model: "NO INFORMATION" in capitals pulled it into replying exactly that even for
     # the chunk holding the first hop, "NONE" did not; in round 2+ the agent holding the second hop linked it
@@ -81,9 +92,7 @@ _SMALL_EN = PromptSet(
     # came before its text, not after it.
     seek_first=("Text:\n{chunk}\n\nQuestion: {question}\nWrite down the facts from the text that are related to "
                 "the question, in full sentences with names. If there are none, write NONE."),
-    seek_next=("Question: {question}\nFacts found so far:\n{messages}\n\nText:\n{chunk}\n\nWrite down the facts from "
-               "the text that continue or complete the facts found so far, in full sentences with names. Do not "
-               "copy the facts found so far. If the text has nothing new, write NONE."),
+    seek_next="Question: {question}\nFacts found so far:\n{messages}\n\nText:\n{chunk}\n\n" + _EN_LEADS,
     rate=("Information:\n{message}\n\nQuestion: {question}\nHow useful is this information for answering the "
           "question? Reply with a score from 0 to 100 in the format Score: <number>."),
     reason=("Facts found in a long text:\n{messages}\n\nQuestion: {question}\nUsing only these facts, reason "
@@ -94,13 +103,13 @@ _SMALL_EN = PromptSet(
                   "answer."),
     answer_line="Now write only the last line: `Answer: <short phrase>`, or `Answer: NO ANSWER`.",
     answer_line_final="Now write only the last line: `Answer: <short phrase>` with your best answer.",
+    no_leads="the names in the facts found so far",
 )
 
 _SMALL_ZH = PromptSet(
     seek_first=("文本：\n{chunk}\n\n问题：{question}\n写下文本中与这个问题有关的事实，用带有名字的完整句子。"
                 "如果没有，写 NONE。"),
-    seek_next=("问题：{question}\n目前找到的事实：\n{messages}\n\n文本：\n{chunk}\n\n写下文本中能延续或补全目前找到的事实的"
-               "新事实，用带有名字的完整句子。不要照抄目前找到的事实。如果文本中没有新内容，写 NONE。"),
+    seek_next="问题：{question}\n目前找到的事实：\n{messages}\n\n文本：\n{chunk}\n\n" + _ZH_LEADS,
     rate=("信息：\n{message}\n\n问题：{question}\n"
           "这条信息对回答这个问题有多大用处？给出0到100的分数，格式：Score: <分数>"),
     reason=("从一篇长文中找到的信息：\n{messages}\n\n问题：{question}\n只根据这些信息，用一两句话推理，"
@@ -109,6 +118,7 @@ _SMALL_ZH = PromptSet(
                   "然后在最后一行写 `Answer: <简短答案>`，给出你最好的答案。"),
     answer_line="现在只写最后一行：`Answer: <简短答案>`，或 `Answer: NO ANSWER`。",
     answer_line_final="现在只写最后一行：`Answer: <简短答案>`，给出你最好的答案。",
+    no_leads="目前找到的事实中的名字",
 )
 
 SMALL = {"hotpotqa": _SMALL_EN, "en": _SMALL_EN, "zh": _SMALL_ZH}
@@ -118,11 +128,8 @@ PROMPT_SETS = {"paper": PAPER, "small": SMALL}
 # question repeats from round to round, so a server with a prefix cache computes only the facts and the
 # instruction after it (issue 14). The default puts the facts before the text (see _SMALL_EN).
 _CHUNK_FIRST_NEXT = {
-    "en": ("Text:\n{chunk}\n\nQuestion: {question}\nFacts found so far:\n{messages}\n\nWrite down the facts from "
-           "the text that continue or complete the facts found so far, in full sentences with names. Do not copy "
-           "the facts found so far. If the text has nothing new, write NONE."),
-    "zh": ("文本：\n{chunk}\n\n问题：{question}\n目前找到的事实：\n{messages}\n\n写下文本中能延续或补全目前找到的事实的"
-           "新事实，用带有名字的完整句子。不要照抄目前找到的事实。如果文本中没有新内容，写 NONE。"),
+    "en": "Text:\n{chunk}\n\nQuestion: {question}\nFacts found so far:\n{messages}\n\n" + _EN_LEADS,
+    "zh": "文本：\n{chunk}\n\n问题：{question}\n目前找到的事实：\n{messages}\n\n" + _ZH_LEADS,
 }
 LAYOUTS = ("facts-first", "chunk-first")
 

@@ -111,6 +111,7 @@ def test_an_answer_no_other_chunk_names_is_taken_in_round_one():
     refuse = make_guards("evidence").refusal([HOP1, FILLER, HOP2], {0: [], 1: [], 2: []}, {0: HOP1})
     assert refuse("Marrowby", [HOP1], QUESTION).startswith("chunk 2's agent")  # it names Marrowby, has seen nothing
     assert refuse("Westmarch", [HOP1], QUESTION) == "answer not stated by the messages on a chain from the question"
+    assert refuse("Marrowby in Kent", [HOP1], QUESTION).startswith("chunk 2's agent")  # Kent is joined, no message's
     shown = make_guards("evidence").refusal([HOP1, FILLER, HOP2], {0: [], 1: [], 2: [HOP1]}, {0: HOP1})
     assert shown("Marrowby", [HOP1], QUESTION) is None  # chunk 2's agent is shown hop 1 this round
     alone = make_guards("evidence").refusal([HOP1 + HOP2, FILLER], {0: [], 1: []}, {0: HOP1 + HOP2})

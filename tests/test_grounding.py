@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from extlib.grounding import admission, answer_is_stated, grounding_terms, names
+from extlib.grounding import admission, answer_is_stated, grounding_terms, names, new_names
 from extlib.guards import MIN_GROUNDING, follow_links
 from extlib.parsing import parse_answer
 
@@ -140,3 +140,22 @@ def test_a_bridge_fact_follows_the_fact_it_continues():
     by_score = [3, 0, 7, 5]  # the rating judged the bridge fact (5) useless: it does not name the keeper
     assert follow_links(by_score, notes, QUESTION) == [3, 5, 0, 7]
     assert follow_links([0, 5, 3], notes, QUESTION) == [0, 5, 3]  # a bridge fact keeps its place when rated well
+
+
+@pytest.mark.parametrize("messages, question, leads", [
+    (["[An old family record says the scribe Joan Jessop came into the world at Thornham.]"],
+     "Which county was the scribe Joan Jessop born in?", ["Thornham"]),
+    (["The Duke of York met Walter Dimmock in New York City.", "Thornham lies in Norland."],
+     "Where was Walter Dimmock born?", ["Duke of York", "New York City", "Thornham", "Norland"]),
+    (["In the county of Westmarch there is a village called Marlford."], "Where is Marlford?", ["Westmarch"]),
+    (["旧谱记云：批注者赫连珩琰降生在蕖泖岙村。"], "批注者赫连珩琰的出生地在哪个省？", ["旧谱记云", "蕖泖岙村"]),
+    (["芷溆墩村是藏书人尉迟檀琮的出生之地。"], "藏书人尉迟檀琮出生在哪个省？", ["芷溆墩村"]),
+    (["Walter Dimmock was born there."], "Where was Walter Dimmock born?", []),
+])
+def test_new_names_are_what_the_messages_add_to_the_question(messages, question, leads):
+    assert new_names(messages, question) == leads
+
+
+def test_new_names_keep_the_first_few():
+    messages = [f"{name} is a village." for name in ("Alford", "Belton", "Carby", "Denton", "Elsham")]
+    assert new_names(messages, "Where?", most=3) == ["Alford", "Belton", "Carby"]

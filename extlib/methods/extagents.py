@@ -180,8 +180,10 @@ class ExtAgents(Method):
     # 9: the question's subject is one of its English entities named in full (a comparison names two); 10: a reasoning
     # reply without its Answer: line is asked for it; the evidence guards take an answer once every agent whose
     # chunk names it has seen it; 11: a forced answer without its line is asked for it without the NO ANSWER choice;
-    # 12: the evidence guards are the default
-    version = 12
+    # 12: the evidence guards are the default; 13: the small set's later rounds ask what the agent's text says of the
+    # names the facts found so far add to the question; an answer waits for the agents whose chunks name what it takes
+    # from the messages (not all it names: "<province><village>" joins an invented province to a found village)
+    version = 13
 
     config_class = ExtAgentsConfig
 
