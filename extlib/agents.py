@@ -95,12 +95,6 @@ async def _asked_answer_line(llm: LLMClient, prompts: PromptSet, prompt: str, re
     conversation = [{"role": "user", "content": prompt}, {"role": "assistant", "content": reply},
                     {"role": "user", "content": ask}]
     text, follow_up = await call(llm, conversation, 32, "reason", record.round, None, record.step)
-    record.prompt_tokens += follow_up.prompt_tokens
-    record.completion_tokens += follow_up.completion_tokens
-    record.cached_tokens += follow_up.cached_tokens
-    record.end = follow_up.end
-    for name in ("prefill_seconds", "generation_seconds", "cache_seconds"):
-        if getattr(follow_up, name) is not None:
-            setattr(record, name, (getattr(record, name) or 0.0) + getattr(follow_up, name))
+    record.absorb(follow_up)
     record.output = f"{record.output}\n[{ask}] {text if text is not None else follow_up.error}"
     return parse_answer(text) if text is not None else None

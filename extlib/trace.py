@@ -55,6 +55,17 @@ class CallRecord:
     generation_seconds: float | None = None  # and writing the reply (None: the endpoint does not say)
     cache_seconds: float | None = None  # and copying prompt states in and out of its prompt-state cache
 
+    def absorb(self, follow_up: CallRecord) -> None:
+        """Count a follow-up turn of the same conversation as part of this call: its tokens, its server times and
+        its end (the reply stays this call's; the caller adds what it needs of the follow-up's)."""
+        self.prompt_tokens += follow_up.prompt_tokens
+        self.completion_tokens += follow_up.completion_tokens
+        self.cached_tokens += follow_up.cached_tokens
+        self.end = follow_up.end
+        for name in ("prefill_seconds", "generation_seconds", "cache_seconds"):
+            if getattr(follow_up, name) is not None:
+                setattr(self, name, (getattr(self, name) or 0.0) + getattr(follow_up, name))
+
 
 @dataclass
 class Prediction:
