@@ -22,6 +22,14 @@ def test_a_bad_notebook_parameter_is_named(tmp_path):
                                    kernel_name="python3")
 
 
+@pytest.mark.parametrize("name", ["01_scaling", "02_ablation"])
+def test_options_for_a_dataset_not_drawn_are_named(tmp_path, name):
+    with pytest.raises(papermill.PapermillExecutionError, match=r"name \['en-bridge'\], not among datasets"):
+        papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(tmp_path / "out.ipynb"),
+                                   cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3",
+                                   parameters={"dataset_knobs": {"en-bridge": {"chunk_tokens": 384}}, "compute": False})
+
+
 def test_compare_notebook_draws_quality_against_cost_from_run_files(tmp_path):
     from extlib import Task
     from extlib.experiments import RunSpec, run
