@@ -7,7 +7,8 @@ evidence (messages are the source's own words, joined to the question by a chain
 - admission: the chunk's sentences that support a reply are posted, not the reply (extlib.anchoring), and only those
   a chain of shared names joins to the question through the messages the agent was shown (extlib.connections): a
   true fact is never dropped for naming the question's entity, an invented claim never reaches the scratchpad, and
-  a second hop waits until GKS shows its agent the first hop, which is what GKS is for; a reply about the question's
+  a second hop waits until GKS shows its agent the first hop, which is what GKS is for (a sentence a reply was
+  anchored to before it joined the chain is held, and posted when it joins); a reply about the question's
   subject also posts what its chunk says of the subject (the sentences naming it), whatever else the reply claims;
 - ranking: messages one link from the question first, then two, ...;
 - acceptance: an answer counts only when messages on such a chain state it, and only once every agent whose chunk
@@ -51,6 +52,10 @@ class Guards:
     connected: bool = False  # post, rank and answer by the chain of names from the question (through what is shown)
     subject: bool = False  # with anchor: also post the chunk's sentences naming the question's subject, when the
     # reply is about it (a 1.5B model invents the asked relation instead of stating what its chunk says of the person)
+    hold: bool = False  # with connected: a reply's sentences that no chain joins yet are held, and posted once a
+    # later round shows the agent a message that joins them, whatever it replies then. Asked about the question's
+    # person, the 1.5B model holding "Amos Pike was born in the county of Rutland" writes "Tobias Wrenfield was born
+    # in Rutland" in round 1 (anchored to that note, not yet on a chain), and NONE in round 2 when shown the first hop
     synced_answers: bool = False  # an answer is taken only once every agent whose chunk names it has seen it: asked
     # "Which county ...?" and shown "X was born in the village of V", the 1.5B model answers V in 23 of 30 dev books
     # whatever the wording (benchmarks/reason_prompts.py); the agent whose chunk says where V lies has not seen V yet
@@ -61,19 +66,25 @@ class Guards:
         return self.min_grounding > 0 or self.connected
 
     def admit(self, reply: str, chunk: str, shown: list[str], question: str, template: frozenset[str] = frozenset(),
-              posted: str = "") -> tuple[str | None, str | None]:
+              posted: str = "", held: list[str] | None = None) -> tuple[str | None, str | None]:
         """(what goes on the scratchpad, None) or (None, why not): the chunk's sentences that support the reply
         (extlib.anchoring), with `connected` only those a chain of names joins to the question through the messages
         `shown` (a second hop waits until GKS shows its agent the first), unless `posted` (the scratchpad's text)
-        holds them all; or the reply itself if it passes the grounding check (extlib.grounding.admission)."""
+        holds them all; or the reply itself if it passes the grounding check (extlib.grounding.admission).
+        `held` (with `hold`): the sentences of the agent's earlier replies that no chain joined yet; they are
+        candidates again, and the list is left holding those still unjoined. `reply` may then be "" (a NONE)."""
         if self.anchor:
             found = anchor(reply, chunk, shown, question, template, self.anchor)
             subject = about_the_subject(reply, chunk, question, shown) if self.subject else []
             chosen = found.sentences + [s for s in subject if s not in found.sentences]
-            if not chosen:
+            earlier = [s for s in held or [] if s not in chosen] if self.hold else []
+            if not chosen and not earlier:
                 return None, (f"not in its chunk: its sentences hold {found.coverage:.2f} of the reply's claims"
                               if found.claims else "claims nothing beyond the question and the messages shown")
-            chosen = on_a_chain(question, shown, chosen) if self.connected else chosen
+            candidates = chosen + earlier
+            chosen = on_a_chain(question, shown, candidates) if self.connected else candidates
+            if self.hold and held is not None:
+                held[:] = [s for s in candidates if s not in chosen]
             if not chosen:
                 return None, "names nothing the question or the messages shown name: no chain to the question"
             if all(sentence in posted for sentence in chosen):
@@ -131,7 +142,7 @@ def make_guards(name: str, grounding: float | None = None, links: bool | None = 
     small-model (grounding check 0.6, linked ranking, stated answers), none (the paper's loop)."""
     if name == "evidence":
         return Guards(min_grounding=grounding or 0.0, links=bool(links), skip_repeats=True, anchor=ANCHOR_FLOOR,
-                      connected=True, subject=True, synced_answers=True)
+                      connected=True, subject=True, hold=True, synced_answers=True)
     small = name == "small-model"
     return Guards(min_grounding=grounding if grounding is not None else (MIN_GROUNDING if small else 0.0),
                   links=links if links is not None else small, skip_repeats=small)

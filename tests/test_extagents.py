@@ -105,6 +105,30 @@ def test_the_evidence_guards_take_an_answer_only_once_every_agent_whose_chunk_na
     assert small.rounds == 1 and small.answer == "Marrowby"
 
 
+def misattributing_reader(prompt: str) -> str:
+    """The 1.5B model's round 1 on a second hop: it gives the question's person the county its note gives the
+    village; shown the first hop in round 2, it writes NONE."""
+    text = prompt.split("Text:\n", 1)[1].split("\n\n", 1)[0] if "Text:\n" in prompt else ""
+    if "Marrowby lies" in text:
+        return "NONE" if "so far" in prompt else "Ezra Holloway was born in the county of Westmarch."
+    return two_hop_reader(prompt)
+
+
+@pytest.mark.parametrize("guards, bridge_posted", [("evidence", True), ("small-model", False)])
+def test_the_evidence_guards_hold_a_second_hop_found_before_its_chain_and_post_it_once_gks_joins_it(guards,
+                                                                                                  bridge_posted):
+    prediction, _ = run(misattributing_reader, guards=guards)
+    chunk4 = {c.round: c for c in prediction.calls if c.role == "seek" and c.chunk == 4}
+    assert chunk4[1].output.startswith("Ezra Holloway was born in the county of Westmarch")
+    assert chunk4[2].output == "NONE" and prediction.rounds == 2
+    if bridge_posted:  # round 1 anchored it to its note, which no chain joined; round 2 showed hop 1, which does
+        assert chunk4[1].dropped.startswith("names nothing the question or the messages shown name")
+        assert chunk4[2].posted == HOP2.strip() and chunk4[2].dropped is None
+        assert prediction.answer == "Westmarch"
+    else:  # the small-model guards drop the misattribution and hold nothing
+        assert chunk4[2].posted is None and prediction.answer != "Westmarch"
+
+
 def test_an_answer_no_other_chunk_names_is_taken_in_round_one():
     from extlib.guards import make_guards
 
@@ -138,7 +162,7 @@ def test_the_guards_are_chosen_by_their_own_knob_not_by_the_prompt_set():
     from extlib.guards import ANCHOR_FLOOR, MIN_GROUNDING, Guards
 
     assert ExtAgents(prompt_set="paper").config.chosen_guards == ExtAgents().config.chosen_guards == Guards(
-        skip_repeats=True, anchor=ANCHOR_FLOOR, connected=True, subject=True, synced_answers=True)  # evidence
+        skip_repeats=True, anchor=ANCHOR_FLOOR, connected=True, subject=True, hold=True, synced_answers=True)
     assert ExtAgents(guards="small-model").config.chosen_guards == Guards(MIN_GROUNDING, links=True, skip_repeats=True)
     assert ExtAgents(guards="none").config.chosen_guards == Guards()  # the paper's loop: no guard at any point
     assert ExtAgents(guards="none", grounding=0.5).config.chosen_guards == Guards(0.5)

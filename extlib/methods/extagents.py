@@ -136,6 +136,7 @@ class Scratchpad:
     def __init__(self, llm: LLMClient, question: str = "", guards: Guards = NO_GUARDS) -> None:
         self.notes: dict[int, str] = {}
         self.scores: dict[int, float] = {}
+        self.held: dict[int, list[str]] = {}  # per agent, its sentences the guards hold until a chain joins them
         self._llm, self._counts = llm, {}
         self.question, self.guards = question, guards
         # KAR steps of earlier rounds that read these messages and found no answer. With `skip_repeats` (the small
@@ -182,8 +183,9 @@ class ExtAgents(Method):
     # chunk names it has seen it; 11: a forced answer without its line is asked for it without the NO ANSWER choice;
     # 12: the evidence guards are the default; 13: the small set's later rounds ask what the agent's text says of the
     # names the facts found so far add to the question; an answer waits for the agents whose chunks name what it takes
-    # from the messages (not all it names: "<province><village>" joins an invented province to a found village)
-    version = 13
+    # from the messages (not all it names: "<province><village>" joins an invented province to a found village);
+    # 14: the evidence guards hold a reply's sentences that no chain joins yet, and post them once one does
+    version = 14
 
     config_class = ExtAgentsConfig
 
@@ -273,10 +275,13 @@ class ExtAgents(Method):
             if is_no_information(message):
                 if self.config.exclusion:
                     active.remove(i)
-                return False
-            posted, why = guards.admit(message, chunks[i], shared[i], question, template, posted_before)
+                if not pad.held.get(i):
+                    return False
+                message = ""  # nothing new, but what the guards hold of its earlier replies may join the chain now
+            posted, why = guards.admit(message, chunks[i], shared[i], question, template, posted_before,
+                                       pad.held.setdefault(i, []))
             if posted is None:
-                record.dropped = why
+                record.dropped = why if message else None  # a NONE whose held sentences stay unjoined: nothing dropped
                 return False
             if not grounding_terms(posted) - known:
                 record.dropped = "adds nothing to the scratchpad"
