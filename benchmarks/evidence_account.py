@@ -85,6 +85,9 @@ def main() -> None:
         if args.against is not None:
             before = {r["id"]: r["f1"] for r in every if r["method_version"] == args.against}
             diffs = [100 * (r["f1"] - before[r["id"]]) for r in rows if r["id"] in before]
+            if not diffs:
+                sys.exit(f"{file}: no question has rows of both version {args.against} and the version accounted for; "
+                         f"versions in the file: {sorted({r['method_version'] for r in every})}")
             low, high = bootstrap_interval(diffs)
             print(f"{Path(file).name}: against version {args.against} on {len(diffs)} questions: "
                   f"{sum(diffs) / len(diffs):+.1f} F1 (95% interval {low:+.0f} to {high:+.0f}; "

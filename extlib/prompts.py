@@ -79,7 +79,8 @@ PAPER = {
 # A later round asks what the agent's text says of the names the facts found so far add to the question's
 # ({leads}, extlib.grounding.new_names). Asked instead to "write down the facts that continue or complete the facts
 # found so far", the agent holding "Wrenby is a village in the county of Rutmoor", shown "Tobias Cobbold was born at
-# Wrenby", wrote NONE in most en-bridge dev books (benchmarks/seek_prompts.py, wording `facts` against `leads`).
+# Wrenby", wrote NONE; over 30 en-bridge dev books the bridge reached the scratchpad in 19 that way and 23 this way
+# (benchmarks/seek_prompts.py, wordings `continue` and `leads`).
 _EN_LEADS = ("What does the text say about {leads}? Write down those facts in full sentences with names. Do not copy "
              "the facts found so far. If the text does not mention {leads}, write NONE.")
 _ZH_LEADS = ("文本中关于{leads}说了什么？用带有名字的完整句子写下这些事实。不要照抄目前找到的事实。"
