@@ -11,6 +11,18 @@ from .parsing import answer_in_prose, parse_answer, parse_score, verdict
 from .prompts import PromptSet, ordinal
 from .trace import CallRecord
 
+LEADS_BYTES = 64  # {leads} holds the names whose UTF-8 form fits in this many bytes (the first of them, in order); a
+# byte-level tokenizer makes at most one token per byte, so eq. 6's budget reserves this many tokens per {leads}
+
+
+def lead_names(shared: list[str], question: str, no_leads: str) -> str:
+    """What a later round's prompt asks the agent about: the names the shown messages add to the question, as many
+    as fit in LEADS_BYTES, or `no_leads` when they add none."""
+    names = new_names(shared, question)
+    while names and len(", ".join(names).encode()) > LEADS_BYTES:
+        names.pop()
+    return ", ".join(names) or no_leads
+
 
 def format_messages(messages: list[str]) -> str:
     return "\n".join(f"- {m.strip()}" for m in messages) if messages else "(none yet)"
@@ -20,7 +32,7 @@ def seek_prompt(prompts: PromptSet, question: str, chunk: str, shared: list[str]
     """Eq. 7: m_{i,t} = a_{i,t}(q, d_i, Top_k(M_{t-1})); round 1 has no messages yet."""
     if round_ == 1:
         return prompts.seek_first.format(chunk=chunk, question=question)
-    leads = ", ".join(new_names(shared, question)) or prompts.no_leads
+    leads = lead_names(shared, question, prompts.no_leads)
     return prompts.seek_next.format(chunk=chunk, question=question, messages=format_messages(shared),
                                     round=ordinal(round_), round_number=round_, leads=leads)
 

@@ -4,6 +4,7 @@ import openai
 import pytest
 
 from extlib import ExtAgents, PromptTooLong, Task
+from extlib.agents import LEADS_BYTES
 from extlib.budget import CHAT_OVERHEAD_TOKENS, greedy_within
 from extlib.methods import kar_schedule
 from extlib.testing import scripted_client
@@ -270,7 +271,10 @@ def test_no_kar_reads_everything_at_once():
     assert [c.step for c in prediction.calls if c.role == "reason"] == [1, 2]
 
 
-def test_shared_messages_always_fit_the_context_window():
+@pytest.mark.parametrize("names", [False, True])
+def test_shared_messages_always_fit_the_context_window(names):
+    """With `names`, every finding names new people at length, so the names a later round asks about (its {leads},
+    twice in the prompt) would overflow the budget if they were not capped."""
     said = []
 
     def chatty(prompt):
@@ -279,7 +283,9 @@ def test_shared_messages_always_fit_the_context_window():
         if prompt.startswith("Facts found"):
             return "Answer: NO ANSWER"
         said.append(1)
-        return f"Finding number{len(said)}. " + "A long finding. " * 20
+        n = len(said)
+        who = f"Bartholomew Fitzwilliam Montgomery{n} Ashdown-Pemberton{n} met Evangeline Rosalind Whitcombe{n}. "
+        return (who if names else "") + f"Finding number{n}. " + "A long finding. " * 20
     window = 2600
     prediction, backend = run(chatty, rounds=3, context_window=window, chunk_tokens=400, grounding=0.0,
                               guards="small-model")
@@ -288,6 +294,9 @@ def test_shared_messages_always_fit_the_context_window():
     assert all(len(p.encode()) + 256 + CHAT_OVERHEAD_TOKENS <= window for p in seek_prompts)
     round3 = seek_prompts[-1]
     assert 0 < round3.count("A long finding.") < 6 * 20 * 2  # some, not all, of the messages
+    if names:
+        asked = round3.split("What does the text say about ", 1)[1].split("?", 1)[0]
+        assert asked.startswith("Bartholomew Fitzwilliam Montgomery") and len(asked.encode()) <= LEADS_BYTES
     reason_prompts = [p for p in backend.prompts if p.startswith("Facts found")]
     assert all(len(p.encode()) + 128 + CHAT_OVERHEAD_TOKENS <= window for p in reason_prompts)
 

@@ -184,8 +184,9 @@ class ExtAgents(Method):
     # 12: the evidence guards are the default; 13: the small set's later rounds ask what the agent's text says of the
     # names the facts found so far add to the question; an answer waits for the agents whose chunks name what it takes
     # from the messages (not all it names: "<province><village>" joins an invented province to a found village);
-    # 14: the evidence guards hold a reply's sentences that no chain joins yet, and post them once one does
-    version = 14
+    # 14: the evidence guards hold a reply's sentences that no chain joins yet, and post them once one does; 15: the
+    # names a later round asks about are capped (agents.LEADS_BYTES) and eq. 6's budget reserves room for them
+    version = 15
 
     config_class = ExtAgentsConfig
 
@@ -246,10 +247,12 @@ class ExtAgents(Method):
         """Tokens left for shared messages in a seeking prompt, L - |q| - |d_i| - template - generation
         (eq. 7), and in a reasoning prompt. Chunks are at most chunk_tokens by construction (plus a few where
         re-tokenizing a decoded span drifts), so one bound serves every agent without tokenizing every
-        chunk again."""
+        chunk again; the names a later round asks about take at most agents.LEADS_BYTES tokens each time they
+        appear."""
         cfg = self.config
         fixed = CHAT_OVERHEAD_TOKENS + CHUNK_DRIFT_TOKENS + cfg.chunk_tokens + max(
-            pad.tokens(agents.seek_prompt(prompts, question, "", [], t)) for t in (1, 2))
+            pad.tokens(agents.seek_prompt(prompts, question, "", [], t)) for t in (1, 2)
+        ) + prompts.seek_next.count("{leads}") * agents.LEADS_BYTES  # the template was measured with no_leads there
         require_fit(fixed + cfg.seek_max_tokens, cfg.context_window,
                     f"the question, a {cfg.chunk_tokens}-token chunk, the prompt template and the "
                     f"{cfg.seek_max_tokens} tokens to generate")
