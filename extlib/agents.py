@@ -11,35 +11,36 @@ from .parsing import answer_in_prose, parse_answer, parse_score, verdict
 from .prompts import PromptSet, ordinal
 from .trace import CallRecord
 
-LEADS_BYTES = 64  # {leads} holds the names whose UTF-8 form fits in this many bytes (the first of them, in order); a
-# byte-level tokenizer makes at most one token per byte, so eq. 6's budget reserves this many tokens per {leads}
+LEADS_TOKENS = 24  # a later round asks about the first names the shown messages add that fit in this many tokens
+# (about four names); eq. 6's budget reserves the room they take beyond `no_leads` (ExtAgents._rooms)
 
 
-def lead_names(shared: list[str], question: str, no_leads: str) -> str:
-    """What a later round's prompt asks the agent about: the names the shown messages add to the question, as many
-    as fit in LEADS_BYTES, or `no_leads` when they add none."""
+def lead_names(shared: list[str], question: str, count_tokens: Callable[[str], int]) -> str:
+    """What a later round's prompt asks the agent about ({leads}): the names the shown messages add to the question,
+    as many as fit in LEADS_TOKENS; "" when they add none."""
     names = new_names(shared, question)
-    while names and len(", ".join(names).encode()) > LEADS_BYTES:
+    while names and count_tokens(", ".join(names)) > LEADS_TOKENS:
         names.pop()
-    return ", ".join(names) or no_leads
+    return ", ".join(names)
 
 
 def format_messages(messages: list[str]) -> str:
     return "\n".join(f"- {m.strip()}" for m in messages) if messages else "(none yet)"
 
 
-def seek_prompt(prompts: PromptSet, question: str, chunk: str, shared: list[str], round_: int) -> str:
-    """Eq. 7: m_{i,t} = a_{i,t}(q, d_i, Top_k(M_{t-1})); round 1 has no messages yet."""
+def seek_prompt(prompts: PromptSet, question: str, chunk: str, shared: list[str], round_: int, leads: str = "") -> str:
+    """Eq. 7: m_{i,t} = a_{i,t}(q, d_i, Top_k(M_{t-1})); round 1 has no messages yet. `leads` (lead_names): the
+    names a later round asks about, `prompts.no_leads` when empty."""
     if round_ == 1:
         return prompts.seek_first.format(chunk=chunk, question=question)
-    leads = lead_names(shared, question, prompts.no_leads)
     return prompts.seek_next.format(chunk=chunk, question=question, messages=format_messages(shared),
-                                    round=ordinal(round_), round_number=round_, leads=leads)
+                                    round=ordinal(round_), round_number=round_, leads=leads or prompts.no_leads)
 
 
 async def seek(llm: LLMClient, prompts: PromptSet, question: str, chunk: str, index: int, shared: list[str],
                round_: int, max_tokens: int) -> tuple[str | None, CallRecord]:
-    return await call(llm, seek_prompt(prompts, question, chunk, shared, round_), max_tokens, "seek", round_,
+    leads = lead_names(shared, question, llm.count_tokens) if round_ > 1 else ""
+    return await call(llm, seek_prompt(prompts, question, chunk, shared, round_, leads), max_tokens, "seek", round_,
                       index, None)
 
 

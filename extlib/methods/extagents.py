@@ -185,8 +185,9 @@ class ExtAgents(Method):
     # names the facts found so far add to the question; an answer waits for the agents whose chunks name what it takes
     # from the messages (not all it names: "<province><village>" joins an invented province to a found village);
     # 14: the evidence guards hold a reply's sentences that no chain joins yet, and post them once one does; 15: the
-    # names a later round asks about are capped (agents.LEADS_BYTES) and eq. 6's budget reserves room for them
-    version = 15
+    # names a later round asks about are capped and eq. 6's budget reserves room for them (64 bytes; too much room
+    # for a 512-token chunk); 16: capped at 24 tokens (agents.LEADS_TOKENS)
+    version = 16
 
     config_class = ExtAgentsConfig
 
@@ -247,12 +248,12 @@ class ExtAgents(Method):
         """Tokens left for shared messages in a seeking prompt, L - |q| - |d_i| - template - generation
         (eq. 7), and in a reasoning prompt. Chunks are at most chunk_tokens by construction (plus a few where
         re-tokenizing a decoded span drifts), so one bound serves every agent without tokenizing every
-        chunk again; the names a later round asks about take at most agents.LEADS_BYTES tokens each time they
-        appear."""
+        chunk again; the names a later round asks about take at most agents.LEADS_TOKENS each time they appear."""
         cfg = self.config
         fixed = CHAT_OVERHEAD_TOKENS + CHUNK_DRIFT_TOKENS + cfg.chunk_tokens + max(
             pad.tokens(agents.seek_prompt(prompts, question, "", [], t)) for t in (1, 2)
-        ) + prompts.seek_next.count("{leads}") * agents.LEADS_BYTES  # the template was measured with no_leads there
+        ) + prompts.seek_next.count("{leads}") * (  # measured with no_leads there; +2: a token merged at either end
+            agents.LEADS_TOKENS + 2 - pad.tokens(prompts.no_leads))
         require_fit(fixed + cfg.seek_max_tokens, cfg.context_window,
                     f"the question, a {cfg.chunk_tokens}-token chunk, the prompt template and the "
                     f"{cfg.seek_max_tokens} tokens to generate")
