@@ -14,6 +14,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .datasets import load_tasks
+from .datasets.splits import SPLITS
 from .errors import UserError
 from .experiments import RunSpec, current_rows, pending, run
 from .llm import LLMClient
@@ -36,6 +37,26 @@ class Cell:
 
     def __post_init__(self) -> None:
         self.label = self.label or self.method
+
+
+def panel_dataset(panel: str) -> tuple[str, dict[str, Any]]:
+    """A study notebook's panel names a dataset, drawn with the notebook's seed from every question it has, or
+    `<dataset>:<split>` (e.g. `hotpotqa:test`), drawn from the ids of that split only (data/splits); returns the
+    dataset and the loader options the panel implies."""
+    dataset, colon, split = panel.partition(":")
+    if not colon:
+        return dataset, {}
+    if split not in SPLITS:
+        raise UserError(f"dataset {panel!r}: after the colon comes a split, one of {', '.join(SPLITS)}")
+    return dataset, {"split": split}
+
+
+def check_keyed_by_panel(panels: list[str], **parameters: Any) -> None:
+    """A notebook parameter keyed by panel (a dict, or a list of panel names) whose keys name no panel of `panels`
+    is a mistake (a misspelling, or a dataset left out): say which parameter and which names."""
+    for name, keys in parameters.items():
+        if stray := sorted(set(keys) - set(panels)):
+            raise UserError(f"{name} names {stray}, not among datasets {panels}: key it by a name in datasets")
 
 
 def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed: int, window: int,

@@ -24,7 +24,7 @@ def test_a_bad_notebook_parameter_is_named(tmp_path):
 
 @pytest.mark.parametrize("name", ["01_scaling", "02_ablation"])
 def test_options_for_a_dataset_not_drawn_are_named(tmp_path, name):
-    with pytest.raises(papermill.PapermillExecutionError, match=r"name \['en-bridge'\], not among datasets"):
+    with pytest.raises(papermill.PapermillExecutionError, match=r"names \['en-bridge'\], not among datasets"):
         papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(tmp_path / "out.ipynb"),
                                    cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3",
                                    parameters={"dataset_knobs": {"en-bridge": {"chunk_tokens": 384}}, "compute": False})

@@ -2,7 +2,10 @@
 
 import json
 
-from extlib.study import Cell, run_study
+import pytest
+
+from extlib.errors import UserError
+from extlib.study import Cell, check_keyed_by_panel, panel_dataset, run_study
 from extlib.testing import scripted_client
 
 
@@ -43,3 +46,17 @@ def test_a_staged_study_answers_up_to_its_limit_in_every_cell_and_goes_on_from_t
     assert len(asked) == 4 and len(again) == 2  # the rows of the questions up to the limit, though more exist
     rest = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=5)
     assert len(asked) == 6 and len(rest) == 6  # a limit past n answers all n
+
+
+def test_a_panel_names_a_dataset_or_its_split_and_a_misspelt_split_is_named():
+    assert panel_dataset("hotpotqa") == ("hotpotqa", {})
+    assert panel_dataset("en-bridge:test") == ("en-bridge", {"split": "test"})
+    with pytest.raises(UserError, match="one of dev, test, reserve"):
+        panel_dataset("hotpotqa:tset")
+
+
+def test_settings_keyed_by_a_panel_the_study_does_not_draw_are_named():
+    check_keyed_by_panel(["hotpotqa", "en-bridge:test"], dataset_lengths={"en-bridge:test": [4, 8]},
+                         paragraphs=["hotpotqa"])
+    with pytest.raises(UserError, match=r"dataset_lengths names \['en-bridge'\], not among datasets"):
+        check_keyed_by_panel(["hotpotqa", "en-bridge:test"], dataset_lengths={"en-bridge": [4, 8]})
