@@ -25,7 +25,10 @@ class PromptSet:
     reason_final: str
     answer_line: str = ""  # a follow-up turn asking for a missing `Answer:` line; "" (paper): none is asked
     answer_line_final: str = ""  # the same when the step must answer
-    no_leads: str = ""  # {leads} when the facts shown add no name to the question's
+    no_leads: str = ""  # {leads} when the facts shown add no name to the question's (or none are shown): what
+    # the question asks about. Asked so in round 2 after a round 1 that posted nothing, the hop-1 agents of 4 of the
+    # 6 zh-bridge dev books whose round-1 reply was NONE stated the first hop (1 when asked of "the names in the
+    # facts found so far", version 16)
 
 
 _EN_RATE = ("Based on the extracted information and question, provide a score (0-100) for how useful the "
@@ -104,7 +107,7 @@ _SMALL_EN = PromptSet(
                   "answer."),
     answer_line="Now write only the last line: `Answer: <short phrase>`, or `Answer: NO ANSWER`.",
     answer_line_final="Now write only the last line: `Answer: <short phrase>` with your best answer.",
-    no_leads="the names in the facts found so far",
+    no_leads="the person or thing the question asks about",
 )
 
 _SMALL_ZH = PromptSet(
@@ -119,7 +122,7 @@ _SMALL_ZH = PromptSet(
                   "然后在最后一行写 `Answer: <简短答案>`，给出你最好的答案。"),
     answer_line="现在只写最后一行：`Answer: <简短答案>`，或 `Answer: NO ANSWER`。",
     answer_line_final="现在只写最后一行：`Answer: <简短答案>`，给出你最好的答案。",
-    no_leads="目前找到的事实中的名字",
+    no_leads="问题所问的人或事物",
 )
 
 SMALL = {"hotpotqa": _SMALL_EN, "en": _SMALL_EN, "zh": _SMALL_ZH}

@@ -171,6 +171,19 @@ def test_the_guards_are_chosen_by_their_own_knob_not_by_the_prompt_set():
         skip_repeats=True)
 
 
+def test_a_round_one_that_posts_nothing_is_followed_by_one_that_asks_about_what_the_question_asks():
+    """A 1.5B model replies NONE to round 1's request for related facts from a chunk that names the question's
+    person; asked in round 2 what the text says about what the question asks, it states the first hop."""
+    def shy_reader(prompt: str) -> str:
+        if "What does the text say about" not in prompt and not prompt.startswith(("Facts found", "How useful")):
+            return "NONE"
+        return two_hop_reader(prompt)
+
+    prediction, backend = run(shy_reader, guards="evidence")
+    assert prediction.answer == "Westmarch" and prediction.rounds == 3
+    assert any("say about the person or thing the question asks about?" in p for p in backend.prompts)
+
+
 def test_without_gks_the_second_hop_is_never_found_and_the_last_round_must_answer():
     prediction, backend = run(gks=False, rounds=3)
     assert prediction.answer == ""

@@ -186,8 +186,9 @@ class ExtAgents(Method):
     # from the messages (not all it names: "<province><village>" joins an invented province to a found village);
     # 14: the evidence guards hold a reply's sentences that no chain joins yet, and post them once one does; 15: the
     # names a later round asks about are capped and eq. 6's budget reserves room for them (64 bytes; too much room
-    # for a 512-token chunk); 16: capped at 24 tokens (agents.LEADS_TOKENS)
-    version = 16
+    # for a 512-token chunk); 16: capped at 24 tokens (agents.LEADS_TOKENS); 17: a round 1 that posts nothing is
+    # followed by round 2, whose agents are asked about what the question asks (the small set's no_leads)
+    version = 17
 
     config_class = ExtAgentsConfig
 
@@ -231,9 +232,11 @@ class ExtAgents(Method):
                 trail.setdefault("cancelled", []).append(early.cancelled)
             if early.answer is not None or early.error:  # KAR answered (or failed) while agents were reading
                 return Prediction(task.id, early.answer or "", r.t, calls, error=early.error, extra=trail)
-            # Nothing new on the scratchpad: the next round would see the same messages, so answer now.
-            # A round whose every call failed also ends synchronization, answering from what was found.
-            final = r.t == cfg.rounds or not active or not r.changed or all_failed
+            # Nothing new on the scratchpad after round 2 or later: the next round would send the same prompts, so
+            # answer now (round 1's prompt is not a later round's: those ask about what the facts found lead to, or
+            # with none found, about what the question asks). A round whose every call failed also ends
+            # synchronization, answering from what was found.
+            final = r.t == cfg.rounds or not active or not r.changed and r.t > 1 or all_failed
             answer, reasoning_calls = await self._reason(reasoner, prompts, task.question, pad, reason_room, r.t,
                                                          final, protocol, refuse, early.asked)  # KAR, eq. 8
             calls += reasoning_calls
