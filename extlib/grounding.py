@@ -154,14 +154,28 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
     return None
 
 
+_AUXILIARIES = frozenset("is are was were do does did can could has have had will would shall should may might "
+                         "must".split())
+
+
+def asks_yes_or_no(question: str) -> bool:
+    """Whether a question is answered yes or no: English that opens with an auxiliary verb ("Were both ...?"),
+    Chinese that asks with 吗, 是否, 是不是 or 有没有."""
+    first = question.strip().split(maxsplit=1)[0].lower() if question.strip() else ""
+    return first in _AUXILIARIES or any(mark in question for mark in ("吗", "是否", "是不是", "有没有"))
+
+
 def answer_is_stated(answer: str, messages: list[str], question: str = "") -> bool:
-    """Whether an answer says something the messages state. Yes/no answers pass. Its terms beyond the
+    """Whether an answer says something the messages state. Yes/no answers pass, unless the question asks for
+    something else (asked "哪个省", the 1.5B model's answer line once read "Answer: YES"). Its terms beyond the
     question's must mostly occur in the messages: a small model whose messages hold only the first hop of a
     question tends to invent the second, and its answer then names something no message mentions. An answer
     with no term beyond the question's is an answer only when it picks a few of them (one of the options the
     question names); repeating most of the question ("the keeper of X is the keeper of X") is none."""
     words = grounding_terms(answer)
-    if not words or answer.strip().lower().rstrip(".") in ("yes", "no"):
+    if answer.strip().lower().rstrip(".") in ("yes", "no"):
+        return not question or asks_yes_or_no(question)
+    if not words:
         return True
     asked = grounding_terms(question)
     new = words - asked

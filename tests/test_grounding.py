@@ -126,7 +126,10 @@ def test_an_answer_must_say_something_beyond_the_question():
     assert answer_is_stated("Wolfgang Amadeus Mozart", dates, choice)  # one of the options the question names
     assert not answer_is_stated("the composer born first of Gaspare Spontini and Wolfgang Amadeus Mozart", dates,
                                 choice)
-    assert answer_is_stated("yes", [], choice) and answer_is_stated("1756", dates, choice)
+    assert not answer_is_stated("yes", [], choice) and answer_is_stated("1756", dates, choice)  # not a yes/no question
+    assert not answer_is_stated("YES", facts, ZH_QUESTION)
+    assert answer_is_stated("yes", [], "Were Scott Derrickson and Ed Wood of the same nationality?")
+    assert answer_is_stated("no", [], "两位作者是否出生在同一个省？")
 
 
 @pytest.mark.parametrize("reply", ["Answer: <short phrase>", "推理。\nAnswer: <简短答案>", "Answer: short phrase"])

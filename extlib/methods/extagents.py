@@ -187,8 +187,9 @@ class ExtAgents(Method):
     # 14: the evidence guards hold a reply's sentences that no chain joins yet, and post them once one does; 15: the
     # names a later round asks about are capped and eq. 6's budget reserves room for them (64 bytes; too much room
     # for a 512-token chunk); 16: capped at 24 tokens (agents.LEADS_TOKENS); 17: a round 1 that posts nothing is
-    # followed by round 2, whose agents are asked about what the question asks (the small set's no_leads)
-    version = 17
+    # followed by round 2, whose agents are asked about what the question asks (the small set's no_leads); 18: the
+    # guards take a yes or no only for a question asked so (extlib.grounding.asks_yes_or_no)
+    version = 18
 
     config_class = ExtAgentsConfig
 
