@@ -34,6 +34,7 @@ class Cell:
     options: dict[str, Any] = field(default_factory=dict)  # dataset options, e.g. where evidence is placed
     label: str = ""  # the name in the figure; the method's name by default
     extra: dict[str, Any] = field(default_factory=dict)  # columns copied into the cell's rows (e.g. a depth)
+    drawn: bool = False  # drawn from the rows on disk, never computed: an earlier study's cell, kept with its version
 
     def __post_init__(self) -> None:
         self.label = self.label or self.method
@@ -72,7 +73,7 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
     With `compute=False` nothing is answered: every cell is drawn from the rows on disk (`newest_rows`: its newest
     method version, however many questions it has), and a `cell_note` column labels the cells that are not what
     computing would give (fewer questions than asked, or another method version than the code's); the cells so
-    labelled are listed (`announce_not_current`)."""
+    labelled are listed (`announce_not_current`). Cells marked `drawn` are drawn so when computing too."""
     if not cells:
         raise UserError("a study needs at least one cell")
     if n <= 0 or repeats <= 0 or limit < 0:
@@ -91,19 +92,20 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
         specs.append((RunSpec(cell.dataset, cell.method, cell.input_tokens, n, seed, llm.model, window, cell.knobs,
                               cell.options, repeat), tasks[key]))
     most = min(max(len(t) for t in tasks.values()), limit or n)
+    plan = [((r, c), spec) for (r, c), spec in zip(((r, c) for r in range(repeats) for c in cells), specs)]
     if compute:
-        _answer(specs, most, llm, root, reasoning_llm, progress)
+        _answer([spec for (_, cell), spec in plan if not cell.drawn], most, llm, root, reasoning_llm, progress)
     frames = []
-    for (repeat, cell), (spec, cell_tasks) in zip(((r, c) for r in range(repeats) for c in cells), specs):
+    for (repeat, cell), (spec, cell_tasks) in plan:
         path = spec.path(root)
         asked = {task.id for task in cell_tasks[:most]}
-        rows = load_rows([path]) if compute else load_rows([path], newest=True)
+        rows = load_rows([path], newest=not compute or cell.drawn)
         if len(rows):  # the questions the study has reached in every cell, so partial figures compare alike
             rows = rows[rows["id"].isin(asked)]
         frames.append(rows.assign(label=cell.label, repeat=repeat, **cell.extra,
                                   cell_note=cell_note(rows, len(asked)), cell_file=str(path)))
     rows = pd.concat(frames, ignore_index=True)
-    if not compute:
+    if not compute or any(cell.drawn for cell in cells):
         announce_not_current(rows, root)
     return rows
 

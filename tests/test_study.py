@@ -60,3 +60,18 @@ def test_settings_keyed_by_a_panel_the_study_does_not_draw_are_named():
                          paragraphs=["hotpotqa"])
     with pytest.raises(UserError, match=r"dataset_lengths names \['en-bridge'\], not among datasets"):
         check_keyed_by_panel(["hotpotqa", "en-bridge:test"], dataset_lengths={"en-bridge": [4, 8]})
+
+
+def test_a_drawn_cell_is_never_computed_and_is_labelled_when_its_rows_fall_short(tmp_path):
+    data = three_questions(tmp_path)
+    asked = []
+    llm = scripted_client(lambda p: asked.append(p) or "Ann")
+    user = {"path": str(data)}
+    earlier = Cell("user", "direct", 400, {}, user, label="kept")
+    run_study([earlier], llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False, limit=1)
+    assert len(asked) == 1
+    computed = Cell("user", "direct", 300, {}, user, label="computed")
+    kept = Cell("user", "direct", 400, {}, user, label="kept", drawn=True)
+    rows = run_study([computed, kept], llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
+    assert len(asked) == 3  # two questions of the computed cell, none of the drawn one
+    assert rows.groupby("label")["cell_note"].first().to_dict() == {"computed": "", "kept": "1/2 questions"}
