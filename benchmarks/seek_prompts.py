@@ -6,6 +6,9 @@ the scratchpad would hold it). Reported per wording, over the questions:
   gold kept      replies of gold chunks that pass the grounding check (extlib.grounding.admission)
   answer found   questions where a kept reply holds the gold answer
   bridge (r2)    round-2 replies of the second hop's chunk, shown hop 1, that pass the check
+  hop 1 (r2, none shown)  a later round's reply of the first hop's chunk when nothing was found before (what a
+                 round after an empty round 1 asks), kept; and of the questions whose round-1 reply of that chunk
+                 was not kept, how many such a reply recovers
   filler kept    replies of chunks without evidence that pass the check (each is noise on the scratchpad)
 The full method is then run on the same draw for the wording chosen (README: "Beyond the window").
 
@@ -58,9 +61,11 @@ WORDINGS_EN["named"] = dict(  # round 1 reads only what the question names; late
     seek_first=("Text:\n{chunk}\n\nQuestion: {question}\nWrite down the facts from the text about the people, "
                 "places and things the question names, in full sentences with names. If the text does not mention "
                 "them, write NONE."))
+WORDINGS_EN["names-found"] = {"no_leads": "the names in the facts found so far"}  # before version 17
 WORDINGS_EN["chunk-first"] = {"seek_next": get_prompts("small", "en", "chunk-first").seek_next}  # issue 14's layout
 WORDINGS_ZH = {
     "leads": {},
+    "names-found": {"no_leads": "目前找到的事实中的名字"},
     "continue": dict(seek_next=("问题：{question}\n目前找到的事实：\n{messages}\n\n文本：\n{chunk}\n\n"
                                 "写下文本中能延续或补全目前找到的事实的新事实，用带有名字的完整句子。"
                                 "不要照抄目前找到的事实。如果文本中没有新内容，写 NONE。")),
@@ -121,8 +126,9 @@ async def one_question(llm, task, prompts, rng: random.Random, chunk_tokens: int
     filler = rng.sample([i for i in range(len(chunks)) if i not in gold], 2)
     verdicts = {}
 
-    async def read(key: tuple[str, int], shown: list[str]) -> None:
-        reply, _ = await agents.seek(llm, prompts, task.question, chunks[key[1]], key[1], shown, len(shown) + 1, 256)
+    async def read(key: tuple[str, int], shown: list[str], round_: int = 0) -> None:
+        reply, _ = await agents.seek(llm, prompts, task.question, chunks[key[1]], key[1], shown,
+                                     round_ or len(shown) + 1, 256)
         verdicts[key] = (reply or "", *judge(guards, reply or "", chunks[key[1]], shown, task.question))
 
     def kept(key: tuple[str, int], hop: int | None = None) -> bool:
@@ -132,6 +138,8 @@ async def one_question(llm, task, prompts, rng: random.Random, chunk_tokens: int
 
     for i in [g for g in gold if g >= 0] + filler:
         await read(("r1", i), [])
+    if gold[0] >= 0:
+        await read(("r2-none", gold[0]), [], 2)
     shown = [first_hop(task)]
     for i in ([gold[-1]] if gold[-1] >= 0 else []) + filler[:1]:
         await read(("r2", i), shown)
@@ -141,6 +149,8 @@ async def one_question(llm, task, prompts, rng: random.Random, chunk_tokens: int
                                 if k[1] in gold),
             "bridge": kept(("r2", gold[-1]), len(gold) - 1) if gold[-1] >= 0 else None,
             "filler_kept": [verdicts[k][1] for k in verdicts if k[1] in filler],
+            "first_r1": kept(("r1", gold[0]), 0) if gold[0] >= 0 else None,
+            "first_after_nothing": kept(("r2-none", gold[0]), 0) if gold[0] >= 0 else None,
             "replies": {f"{k[0]}:{k[1]}": v for k, v in verdicts.items()}}
 
 
@@ -173,14 +183,18 @@ def main(argv: list[str] | None = None) -> None:
                              for t in tqdm(tasks, desc=f"wording {name}", unit="question")]
     print(f"{args.dataset}, {args.input_tokens:,} tokens, seed {args.seed}, {len(tasks)} questions, "
           f"guards {args.guards or 'grounding 0.75'}")
-    print("| wording | gold kept | answer found | bridge (r2) | filler kept |")
-    print("|---|---|---|---|---|")
+    print("| wording | gold kept | answer found | bridge (r2) | filler kept | hop 1 (r2, none shown) | recovered |")
+    print("|---|---|---|---|---|---|---|")
     for name, rows in results.items():
         gold = [k for r in rows for k in r["gold_kept"]]
         bridge = [r["bridge"] for r in rows if r["bridge"] is not None]
         filler = [k for r in rows for k in r["filler_kept"]]
+        later = [r for r in rows if r["first_after_nothing"] is not None]
+        missed = [r for r in later if not r["first_r1"]]
         print(f"| {name} | {sum(gold)}/{len(gold)} | {sum(r['answer_found'] for r in rows)}/{len(rows)} | "
-              f"{sum(bridge)}/{len(bridge)} | {sum(filler)}/{len(filler)} |")
+              f"{sum(bridge)}/{len(bridge)} | {sum(filler)}/{len(filler)} | "
+              f"{sum(r['first_after_nothing'] for r in later)}/{len(later)} | "
+              f"{sum(r['first_after_nothing'] for r in missed)}/{len(missed)} |")
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(results, f, ensure_ascii=False, indent=1)
