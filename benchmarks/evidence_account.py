@@ -6,7 +6,8 @@ first hop, whether the answering KAR step read both, and what it answered. Reads
     .venv/bin/python benchmarks/evidence_account.py --version 13 --against 12 \
         results/dev/design/en-bridge/extagents__*__9c88e400.jsonl
 
-Classes (the first that applies): right (F1 >= 50); hop 1 missing (no message of its chunk holds it); hop 2 missing
+Classes (the first that applies): right (the answer holds a gold answer: "湖南省" for "湖南", not "江苏" for "浙江",
+whose character F1 is 0.5); hop 1 missing (no message of its chunk holds it); hop 2 missing
 (hop 1 was posted, hop 2 never: the bridge was not found); outranked (both posted, the answering step did not read
 both); misread (it read both and answered otherwise).
 """
@@ -25,6 +26,7 @@ from extlib.chunking import chunk_text  # noqa: E402
 from extlib.datasets import default_tokenizer, load_tasks, truncation  # noqa: E402
 from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods import make_method  # noqa: E402
+from extlib.metrics import normalize_answer  # noqa: E402
 from extlib.results import bootstrap_interval  # noqa: E402
 
 
@@ -56,7 +58,8 @@ def account(row: dict, task, tokenizer) -> dict:
     last = reasons[-1] if reasons else None
     ranking = row["extra"].get("ranking", [])
     read = set(ranking[last["round"] - 1][:last["step"]]) if last and ranking and last["step"] else set()
-    if row["f1"] >= 0.5:
+    said = normalize_answer(row["answer"])
+    if any(normalize_answer(gold) and normalize_answer(gold) in said for gold in row["answers"]):
         verdict = "right"
     elif found[0] is None:
         verdict = "hop 1 missing"
