@@ -100,6 +100,7 @@ def mark_noted_bars(ax: plt.Axes, bars, notes: list[str], color) -> None:
 def length_axis(ax: plt.Axes, ticks: list[float], label: str = "knowledge length (x window)") -> None:
     """A log axis of knowledge lengths in multiples of the window, labelled 1x, 2x, ... at `ticks` only."""
     ax.set_xscale("log")
+    ax.set_xlim(min(ticks) / 1.3, max(ticks) * 1.3)  # the same margins whatever the panel holds (or if nothing yet)
     ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
     ax.minorticks_off()
     ax.set_xlabel(label)
@@ -131,7 +132,11 @@ def mark_paper(ax: plt.Axes, dataset: str, methods: list[str], scale: float = 10
 
 
 def note_failures(ax: plt.Axes, summary: pd.DataFrame) -> None:
-    """Say on the figure how many questions failed (they count 0) and how many each point averages."""
+    """Say on the figure how many questions failed (they count 0) and how many each point averages, or that the
+    panel has no rows yet (a staged study's cells not begun)."""
+    if summary.empty:
+        ax.text(0.5, 0.5, "no rows yet", transform=ax.transAxes, ha="center", va="center", color="dimgray")
+        return
     failed, questions = int(summary["failed"].sum()), int(summary["questions"].max())
     ax.text(0.01, 0.01, f"{per_point(questions)}; {failed} failed (scored 0)", transform=ax.transAxes, fontsize=7,
             color="dimgray", va="bottom", zorder=6, bbox={"facecolor": "white", "alpha": 0.6, "lw": 0, "pad": 1})
