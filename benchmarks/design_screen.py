@@ -11,6 +11,13 @@ compared here.
         --variants small-model evidence evidence-order
     .venv/bin/python benchmarks/design_screen.py --book en-bridge --length 8192 \\
         --variants evidence direct drag mapreduce
+
+Whether the chunk-first layout saves computed tokens needs the server's prompt-state cache, which is off by default
+(with it off, a later round computes its whole prompt whatever the layout: on the first en-bridge dev question,
+10,287 computed tokens chunk-first against 9,771 text-first):
+
+    .venv/bin/python benchmarks/design_screen.py --book en-bridge --variants evidence evidence-chunk-first \\
+        --prompt-cache-mb 512 --out results/dev/design-prompt-cache
 """
 
 from __future__ import annotations
@@ -67,9 +74,19 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--limit", type=int, default=0, help="answer only the first LIMIT questions now")
     parser.add_argument("--out", default=str(ROOT / "results" / "dev" / "design"))
+    parser.add_argument("--prompt-cache-mb", type=int, default=0,
+                        help="the server keeps each prompt's KV state in this much RAM, so a later round computes only "
+                             "what its prompt does not share with an earlier one (what --layout chunk-first is for; "
+                             "about 15 MB a 512-token state on the 1.5B model); the response cache is then off, so "
+                             "every call reaches the server and the computed tokens are measured, not replayed. Use "
+                             "its own --out: the rows' computed tokens depend on it")
     args = parser.parse_args()
     cells = [cell(args.book, args.length, v) for v in args.variants]
-    with clients(EngineSettings(context_window=WINDOW)) as (llm, _):
+    if args.prompt_cache_mb and args.out == parser.get_default("out"):
+        parser.error("--prompt-cache-mb needs its own --out (e.g. results/dev/design-prompt-cache)")
+    settings = EngineSettings(context_window=WINDOW, prompt_cache_mb=args.prompt_cache_mb,
+                              cache=not args.prompt_cache_mb)
+    with clients(settings) as (llm, _):
         rows = run_study(cells, llm, args.out, n=args.n, seed=0, window=WINDOW, limit=args.limit)
     reference = rows[rows.label == args.variants[0]].set_index("id")["f1"]
     print(f"{args.book} at {args.length} tokens, dev split, {len(reference)} questions")
