@@ -83,16 +83,15 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
         raise UserError("repeats > 1 needs the response cache off (cache=False): cached answers would repeat")
     root = Path(root)
     tasks: dict[str, list[Task]] = {}  # one draw per (dataset, length, options), shared by the cells
-    specs = []
+    plan = []  # ((repeat, cell), (its run spec, its questions)), the cells of every repeat in order
     for repeat, cell in ((r, c) for r in range(repeats) for c in cells):
         key = json.dumps([cell.dataset, cell.input_tokens, cell.options], sort_keys=True)
         if key not in tasks:
             tasks[key] = load_tasks(cell.dataset, cell.input_tokens, n=n, seed=seed, tokenizer=llm.tokenizer,
                                     progress=False, **cell.options)
-        specs.append((RunSpec(cell.dataset, cell.method, cell.input_tokens, n, seed, llm.model, window, cell.knobs,
-                              cell.options, repeat), tasks[key]))
+        plan.append(((repeat, cell), (RunSpec(cell.dataset, cell.method, cell.input_tokens, n, seed, llm.model,
+                                              window, cell.knobs, cell.options, repeat), tasks[key])))
     most = min(max(len(t) for t in tasks.values()), limit or n)
-    plan = [((r, c), spec) for (r, c), spec in zip(((r, c) for r in range(repeats) for c in cells), specs)]
     if compute:
         _answer([spec for (_, cell), spec in plan if not cell.drawn], most, llm, root, reasoning_llm, progress)
     frames = []
