@@ -59,10 +59,11 @@ def reason_prompt(prompts: PromptSet, question: str, messages: list[str], must_a
     return template.format(messages=format_messages(messages), question=question)
 
 
-Refusal = Callable[[str, list[str], str], str | None]  # (answer, messages, question) -> why it is not taken, or None
+Refusal = Callable[[str, list[str], str, bool], str | None]  # (answer, messages, question, forced) -> why it is not
+# taken, or None; `forced`: the last step's answer, after which no step or round can follow
 
 
-def no_refusal(answer: str, messages: list[str], question: str) -> str | None:
+def no_refusal(answer: str, messages: list[str], question: str, forced: bool = False) -> str | None:
     """The paper's acceptance: every answer the agent gives is taken."""
     return None
 
@@ -71,7 +72,8 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
                  round_: int, max_tokens: int,
                  refuse: Refusal = no_refusal) -> tuple[str | None, CallRecord]:
     """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER, or when `refuse` (a guard,
-    extlib.guards) gives a reason not to take its answer (kept in the record). A reply without its `Answer:` line is
+    extlib.guards) gives a reason not to take its answer (kept in the record); a forced answer it refuses is "", no
+    answer. A reply without its `Answer:` line is
     read for an answer stated in prose or a yes/no verdict; failing those, the prompt set's `answer_line` asks for
     the line in a second turn of the same conversation (its tokens are added to the step's record); a forced answer
     without any falls back to the reply's last line (the conclusion of its reasoning)."""
@@ -90,10 +92,10 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
         answer = parse_answer(next((ln for ln in reversed(text.splitlines()) if ln.strip()), ""))
     if answer is not None:
         answer = verdict(answer) or answer  # "Answer: Yes, both are American": "yes"
-    refusal = refuse(answer, messages, question) if answer is not None and not must_answer else None
+    refusal = refuse(answer, messages, question, must_answer) if answer is not None else None
     if refusal:
         record.dropped = refusal
-        return None, record
+        return ("" if must_answer else None), record
     return answer, record
 
 

@@ -13,7 +13,8 @@ evidence (messages are the source's own words, joined to the question by a chain
 - ranking: messages one link from the question first, then two, ...;
 - acceptance: an answer counts only when messages on such a chain state it, and only once every agent whose chunk
   names it has seen it (its message names it, or it was shown a message that does): the text may go on from the
-  answer (a first hop's village, when the question asks for the county), and GKS is what shows it to that agent.
+  answer (a first hop's village, when the question asks for the county), and GKS is what shows it to that agent;
+  a forced answer (the last step's) no such message states is no answer.
 
 small-model (the design before; the replies themselves are posted):
 - admission (`admit`): the grounding check of extlib.grounding: echoes of the question or of the shown messages and
@@ -59,6 +60,9 @@ class Guards:
     synced_answers: bool = False  # an answer is taken only once every agent whose chunk names it has seen it: asked
     # "Which county ...?" and shown "X was born in the village of V", the 1.5B model answers V in 23 of 30 dev books
     # whatever the wording (benchmarks/reason_prompts.py); the agent whose chunk says where V lies has not seen V yet
+    forced_stated: bool = False  # the last step's forced answer too must be stated by the messages (on a chain from
+    # the question), or there is no answer: forced to answer "哪个省" from messages that hold no province, the 1.5B
+    # model names one (zh-bridge dev zb-085)
 
     @property
     def stated_only(self) -> bool:
@@ -101,9 +105,12 @@ class Guards:
             return sorted(order, key=lambda i: level[i] or len(order) + 1)
         return follow_links(order, notes, question) if self.links else order
 
-    def refuses(self, answer: str, messages: list[str], question: str) -> str | None:
+    def refuses(self, answer: str, messages: list[str], question: str, forced: bool = False) -> str | None:
         """Why an answer is not taken, or None: any is taken (no guards), one the messages state, or one that messages
-        connected to the question by a chain of names state (an answer no connected message supports is no answer)."""
+        connected to the question by a chain of names state (an answer no connected message supports is no answer).
+        A `forced` answer (the last step's) is taken whatever it says unless `forced_stated`."""
+        if forced and not self.forced_stated:
+            return None
         if self.connected:
             level = links_from_question(question, dict(enumerate(messages)))
             messages = [m for k, m in enumerate(messages) if level[k] is not None]
@@ -119,12 +126,12 @@ class Guards:
             return self.refuses
         chunk_names = [names(chunk) for chunk in chunks]  # once a question, not once a KAR step and agent
 
-        def refuse(answer: str, messages: list[str], question: str) -> str | None:
-            why = self.refuses(answer, messages, question)
+        def refuse(answer: str, messages: list[str], question: str, forced: bool = False) -> str | None:
+            why = self.refuses(answer, messages, question, forced)
             new = names(answer) - names(question)
             asked = (new & names(" ".join(messages))) or new  # what it takes from the messages: in "湖南省芷苇浦村"
             # the village, to which the 1.5B model joined a province no message states
-            if why or not asked:
+            if why or forced or not asked:  # no round follows a forced answer: no agent can be shown it
                 return why
             unseen = next((i for i in seen if asked <= chunk_names[i] and not asked <= names(notes.get(i, ""))
                            and not any(asked <= names(m) for m in seen[i])), None)
@@ -142,7 +149,7 @@ def make_guards(name: str, grounding: float | None = None, links: bool | None = 
     small-model (grounding check 0.6, linked ranking, stated answers), none (the paper's loop)."""
     if name == "evidence":
         return Guards(min_grounding=grounding or 0.0, links=bool(links), skip_repeats=True, anchor=ANCHOR_FLOOR,
-                      connected=True, subject=True, hold=True, synced_answers=True)
+                      connected=True, subject=True, hold=True, synced_answers=True, forced_stated=True)
     small = name == "small-model"
     return Guards(min_grounding=grounding if grounding is not None else (MIN_GROUNDING if small else 0.0),
                   links=links if links is not None else small, skip_repeats=small)

@@ -163,7 +163,8 @@ def test_the_guards_are_chosen_by_their_own_knob_not_by_the_prompt_set():
     from extlib.guards import ANCHOR_FLOOR, MIN_GROUNDING, Guards
 
     assert ExtAgents(prompt_set="paper").config.chosen_guards == ExtAgents().config.chosen_guards == Guards(
-        skip_repeats=True, anchor=ANCHOR_FLOOR, connected=True, subject=True, hold=True, synced_answers=True)
+        skip_repeats=True, anchor=ANCHOR_FLOOR, connected=True, subject=True, hold=True, synced_answers=True,
+        forced_stated=True)
     assert ExtAgents(guards="small-model").config.chosen_guards == Guards(MIN_GROUNDING, links=True, skip_repeats=True)
     assert ExtAgents(guards="none").config.chosen_guards == Guards()  # the paper's loop: no guard at any point
     assert ExtAgents(guards="none", grounding=0.5).config.chosen_guards == Guards(0.5)
@@ -247,6 +248,26 @@ def test_an_answer_the_messages_do_not_state_does_not_halt_reasoning():
     assert first.dropped == "answer not stated by the messages"
     unchecked, _ = run(guessing_reasoner, grounding=0.0, guards="small-model")
     assert unchecked.answer == "Northumberland" and unchecked.rounds == 1
+
+
+@pytest.mark.parametrize("guards, answer", [("evidence", ""), ("small-model", "Northumberland"),
+                                            ("none", "Northumberland")])
+def test_a_forced_answer_no_message_states_is_no_answer_with_the_evidence_guards_only(guards, answer):
+    prediction, _ = run(guessing_reasoner, guards=guards, gks=False, rounds=2)  # hop 2 is never found
+    assert prediction.answer == answer
+    forced = [c for c in prediction.calls if c.role == "reason"][-1]
+    unstated = "answer not stated by the messages on a chain from the question"
+    assert (forced.dropped == unstated) == (guards == "evidence")
+    assert "Northumberland" in forced.output  # what the agent answered stays in the trace
+
+
+def test_a_forced_answer_the_messages_state_is_taken_without_waiting_for_other_agents():
+    from extlib.guards import make_guards
+
+    refuse = make_guards("evidence").refusal([HOP1, FILLER, HOP2], {0: [], 1: [], 2: []}, {0: HOP1})
+    assert refuse("Marrowby", [HOP1], QUESTION, True) is None  # no round follows in which chunk 2's agent sees it
+    assert refuse("Westmarch", [HOP1], QUESTION, True) == ("answer not stated by the messages on a chain from the "
+                                                           "question")
 
 
 def test_an_invention_built_from_a_chunk_word_is_dropped_whether_or_not_the_agent_was_shown_the_entity():

@@ -188,8 +188,9 @@ class ExtAgents(Method):
     # names a later round asks about are capped and eq. 6's budget reserves room for them (64 bytes; too much room
     # for a 512-token chunk); 16: capped at 24 tokens (agents.LEADS_TOKENS); 17: a round 1 that posts nothing is
     # followed by round 2, whose agents are asked about what the question asks (the small set's no_leads); 18: the
-    # guards take a yes or no only for a question asked so (extlib.grounding.asks_yes_or_no)
-    version = 18
+    # guards take a yes or no only for a question asked so (extlib.grounding.asks_yes_or_no); 19: the evidence guards
+    # take a forced answer only when messages on a chain from the question state it (else no answer)
+    version = 19
 
     config_class = ExtAgentsConfig
 
