@@ -116,7 +116,7 @@ def plain_log(axis) -> None:
 def mark_window(ax: plt.Axes, at: float = 1.0, label: str = "context window") -> None:
     ax.axvline(at, color="black", lw=1, ls=":")
     ax.annotate(label, (at, 0.98), xycoords=("data", "axes fraction"), rotation=90, va="top", ha="right",
-                fontsize=8)
+                fontsize=8, annotation_clip=True)  # nothing outside a panel that starts beyond the window
 
 
 def mark_paper(ax: plt.Axes, dataset: str, methods: list[str], scale: float = 100.0) -> bool:

@@ -31,6 +31,34 @@ def test_options_for_a_dataset_not_drawn_are_named(tmp_path, name):
                                    parameters={"dataset_knobs": {"en-bridge": {"chunk_tokens": 384}}, "compute": False})
 
 
+@pytest.mark.parametrize("name, parameters, message", [
+    ("01_scaling", {"method_lengths": {"map-reduce": [8]}}, r"method_lengths names \['map-reduce'\], not among"),
+    ("02_ablation", {"variants": ["full", "no gks"]}, r"variants names \['no gks'\]; the variants are")])
+def test_a_method_or_variant_that_the_study_lacks_is_named(tmp_path, name, parameters, message):
+    with pytest.raises(papermill.PapermillExecutionError, match=message):
+        papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(tmp_path / "out.ipynb"),
+                                   cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3",
+                                   parameters={**parameters, "compute": False})
+
+
+@pytest.mark.parametrize("name, parameters, cells", [
+    ("01_scaling", {"methods": ["extagents", "mapreduce"], "method_lengths": {"mapreduce": [8]}}, 7),
+    ("02_ablation", {"variants": ["full"]}, 10)])
+def test_a_study_computes_the_methods_and_variants_asked_and_draws_all_of_an_earlier_panel(tmp_path, name,
+                                                                                         parameters, cells):
+    import json
+
+    out = tmp_path / "out.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError, match="no rows under .* for any of the"):  # none drawn
+        papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(out), cwd=str(NOTEBOOKS), progress_bar=False,
+                                   kernel_name="python3", parameters={
+                                       **parameters, "datasets": ["hotpotqa", "hotpotqa:test"], "drawn": ["hotpotqa"],
+                                       "lengths_x_window": [1, 8], "compute": False,
+                                       "results_dir": str(tmp_path / "rows"), "figure_dir": str(tmp_path)})
+    shown = json.dumps([c.get("outputs", []) for c in json.loads(out.read_text())["cells"]])
+    assert f"{cells} cells x 3 questions" in shown  # the earlier panel: all at both lengths; the test panel: as asked
+
+
 def test_compare_notebook_draws_quality_against_cost_from_run_files(tmp_path):
     from extlib import Task
     from extlib.experiments import RunSpec, run
