@@ -3,8 +3,11 @@ pandas turns a missing reason (None) into NaN, which is true in an `if`: these r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
+
+SEEK_OUTCOMES = ("NO INFORMATION", "adds nothing", "echo", "not in its chunk", "no chain yet", "kept", "failed")
 
 
 def _text(value: Any) -> str:
@@ -13,22 +16,37 @@ def _text(value: Any) -> str:
 
 
 def seek_outcome(call: Mapping[str, Any]) -> str:
-    """A seeking call's fate: failed, NO INFORMATION, kept, or dropped as adds nothing / echo / ungrounded."""
+    """A seeking call's fate (one of SEEK_OUTCOMES): failed; NO INFORMATION; kept (something reached the scratchpad:
+    the reply, or with the evidence guards its chunk's sentences, possibly ones held from an earlier round); or kept
+    off as adds nothing, echo (claims nothing beyond the question and what it was shown), not in its chunk (the
+    evidence guards find no sentence of its chunk that holds its claims; the small-model set's "ungrounded"), or no
+    chain yet (its chunk's sentences name nothing the question or the messages shown name; they are held)."""
     if _text(call.get("error")):
         return "failed"
+    if _text(call.get("posted")):
+        return "kept"
     why = _text(call.get("dropped"))
+    if why.startswith("adds"):
+        return "adds nothing"
+    if why.startswith(("echoes", "unrelated", "claims nothing")):
+        return "echo"
+    if why.startswith("names nothing the question"):
+        return "no chain yet"
     if why:
-        return "adds nothing" if why.startswith("adds") else "echo" if why.startswith(("echoes", "unrelated")) \
-            else "ungrounded"
+        return "not in its chunk"
     output = _text(call.get("output")).strip().upper()
-    return "NO INFORMATION" if output.startswith(("NO INFORMATION", "NONE")) else "kept"
+    return "NO INFORMATION" if output.startswith(("NO INFORMATION", "NONE")) or not output else "kept"
 
 
 def reasoning_verdict(call: Mapping[str, Any]) -> str:
-    """A reasoning step's verdict: its answer was accepted, it said NO ANSWER, or its answer was dropped because
-    no message states it (the step then counts as no answer)."""
+    """A reasoning step's verdict: its answer was accepted, it said NO ANSWER, or its answer was not taken: no
+    message (on a chain from the question) states it, or an agent whose chunk names it has not been shown it yet, so
+    the text may go on from it (the next round's GKS shows it)."""
     if _text(call.get("error")):
         return "failed"
-    if _text(call.get("dropped")):
+    why = _text(call.get("dropped"))
+    if waiting := re.match(r"chunk (\d+)'s agent", why):
+        return f"waits: agent {waiting.group(1)} has not been shown it (its chunk names it)"
+    if why:
         return "not stated by the messages: no answer"
     return "NO ANSWER" if "NO ANSWER" in _text(call.get("output")).upper() else "answer"
