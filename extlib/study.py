@@ -106,7 +106,7 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
     rows = pd.concat(frames, ignore_index=True)
     if "id" not in rows.columns:
         raise UserError(f"no rows under {root} for any of the {len(cells)} cells: point the study at the folder "
-                        "that holds its rows, or compute them (compute=True)")
+                        "that holds its rows, or compute them (compute=True; cells marked drawn are never computed)")
     if not compute or any(cell.drawn for cell in cells):
         announce_not_current(rows, root)
     return rows

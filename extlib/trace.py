@@ -49,7 +49,7 @@ class CallRecord:
     cache_hit: bool = False
     attempts: int = 1
     error: str | None = None
-    dropped: str | None = None  # why a seeking reply was kept off the scratchpad
+    dropped: str | None = None  # why a seeking reply was kept off the scratchpad, or a reasoning answer not taken
     posted: str | None = None  # what a kept seeking reply put on the scratchpad, when not the reply itself
     prefill_seconds: float | None = None  # the server's time reading the prompt's computed (not cached) tokens
     generation_seconds: float | None = None  # and writing the reply (None: the endpoint does not say)

@@ -79,7 +79,8 @@ class ExtAgentsConfig(ChunkedConfig):
     reason_max_tokens: int = knob(128, "tokens of each reasoning step")
     guards: str = knob("evidence", "what a small model needs beyond the paper's loop (extlib.guards): evidence (its "
                        "chunk's sentences, joined to the question by a chain of names, are posted, not the reply; "
-                       "answers stated by such messages, once every agent whose chunk names them has seen them), "
+                       "answers stated by such messages, once every agent whose chunk names them has seen them; a "
+                       "forced answer no such message states is no answer), "
                        "small-model (the design before: grounding check on the reply, linked ranking) or none (the "
                        "paper's protocol, with prompt_set=paper)", choices=GUARD_SETS)
     grounding: float | None = knob(None, "the grounding check's least share of a reply's new words found in its own "
