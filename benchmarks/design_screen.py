@@ -12,9 +12,10 @@ compared here.
     .venv/bin/python benchmarks/design_screen.py --book en-bridge --length 8192 \\
         --variants evidence direct drag mapreduce
 
-Whether the chunk-first layout saves computed tokens needs the server's prompt-state cache, which is off by default
-(with it off, a later round computes its whole prompt whatever the layout: on the first en-bridge dev question,
-10,287 computed tokens chunk-first against 9,771 text-first):
+Whether the chunk-first layout saves computed tokens needs the server's prompt-state cache, which is off here by
+default so that the response cache can replay earlier calls (with it off, a later round computes its whole prompt
+whatever the layout: on the first en-bridge dev question, 10,287 computed tokens chunk-first against 9,771
+text-first); it decided version 20's default layout:
 
     .venv/bin/python benchmarks/design_screen.py --book en-bridge --variants evidence evidence-chunk-first \\
         --prompt-cache-mb 512 --out results/dev/design-prompt-cache
@@ -49,6 +50,8 @@ VARIANTS = {  # the candidates (ExtAgents' knobs beyond BASE, or another method'
     "evidence-no-gks": {"guards": "evidence", "gks": False},
     "evidence-no-kar": {"guards": "evidence", "kar": False},
     "evidence-chunk-first": {"guards": "evidence", "layout": "chunk-first"},  # later rounds reuse the chunk's prefix
+    # (ExtAgents' default from version 20, so "evidence" is the same method under another run-file name)
+    "evidence-facts-first": {"guards": "evidence", "layout": "facts-first"},  # the default before version 20
     "evidence-paragraphs": {"guards": "evidence", "paragraphs": True},  # chunks of whole passages: no note cut in two
     "direct": {"method": "direct"},  # the baselines the issue's targets compare with, on the same draw
     "drag": {"method": "drag"},

@@ -37,7 +37,8 @@ class EngineSettings:
     cache: bool = True  # the persistent response cache (off when times are measured)
     concurrency: int = 4  # LLM calls in flight at once
     context_window: int = DEFAULT_WINDOW  # the local server's n_ctx
-    prompt_cache_mb: int = 0  # the local server's prompt-state cache (extlib.llama_server); 0: off
+    prompt_cache_mb: int = 512  # the local server's prompt-state cache (extlib.llama_server), so that a later
+    # round's chunk-first prompt reuses the agent's round-1 reading (about 15 MB a 512-token state); 0: off
     offline: bool = False  # draw from rows on disk: no server is started and every model call is refused
 
 

@@ -20,9 +20,10 @@ Choices the paper leaves open, made explicit here:
   accumulate only in round 1 and then read everything, which `mode="reference-code"` reproduces, along
   with broadcasting every message (cut to fit) and making one call at a time: PROTOCOLS below holds
   everything the mode changes.
-- `layout="chunk-first"` puts an agent's chunk first in every round's prompt, so a server with a prefix cache
-  (vLLM's, or the bundled server's prompt-state cache) computes only the shared messages and the instruction in
-  rounds >= 2; the small prompts' default puts the facts found so far before the chunk (see extlib.prompts).
+- `layout="chunk-first"` (the small prompts' default from version 20) puts an agent's chunk first in every round's
+  prompt, so a server with a prefix cache (vLLM's, or the bundled server's prompt-state cache) computes only the
+  shared messages and the instruction in rounds >= 2; `layout="facts-first"` puts the facts found so far before the
+  chunk (the default before; see extlib.prompts).
 - `pipeline` (rating=order, links off) runs KAR's steps while the round's later agents are still reading, the
   interleaved pipeline of §4.3 (extlib.methods.kar_pipeline): same steps, same messages, earlier; the first answer
   cancels the rest.
@@ -72,9 +73,10 @@ class ExtAgentsConfig(ChunkedConfig):
                      choices=MODES)
     prompt_set: str = knob("small", "small (tuned for small models) or paper (Appendix E.3)")
     variant: str | None = knob(None, "prompt variant en, zh or hotpotqa (None: the task's language)")
-    layout: str = knob("facts-first", "small prompts, rounds >= 2: facts-first (the facts found so far, then the "
-                       "chunk) or chunk-first (the chunk leads every round's prompt, so a server's prefix cache "
-                       "computes only what changed)", choices=LAYOUTS)
+    layout: str | None = knob(None, "small prompts, rounds >= 2: chunk-first (the chunk leads every round's prompt, "
+                              "so a server's prefix cache computes only what changed) or facts-first (the facts "
+                              "found so far, then the chunk); None: chunk-first with the small prompts, the paper's "
+                              "prompts keep their own", choices=LAYOUTS)
     seek_max_tokens: int = knob(256, "tokens of each seeking agent's reply")
     reason_max_tokens: int = knob(128, "tokens of each reasoning step")
     guards: str = knob("evidence", "what a small model needs beyond the paper's loop (extlib.guards): evidence (its "
@@ -97,9 +99,15 @@ class ExtAgentsConfig(ChunkedConfig):
     def chosen_guards(self) -> Guards:
         return make_guards(self.guards, self.grounding, self.links)
 
+    @property
+    def chosen_layout(self) -> str:
+        """chunk-first for the small prompts unless asked otherwise: on 30 en-bridge dev questions at 4x it scores
+        as facts-first and, with the server's prompt-state cache, computes 44% fewer prompt tokens (version 20)."""
+        return self.layout or ("chunk-first" if self.prompt_set == "small" else "facts-first")
+
     def check(self) -> None:
         super().check()
-        get_prompts(self.prompt_set, self.variant or "en", self.layout)
+        get_prompts(self.prompt_set, self.variant or "en", self.chosen_layout)
         if self.pipeline and (self.rating != "order" or self.chosen_guards.links or not self.kar
                               or self.mode != "paper"):
             raise UserError("pipeline needs a ranking known before the messages arrive and KAR in every round: set "
@@ -190,14 +198,15 @@ class ExtAgents(Method):
     # for a 512-token chunk); 16: capped at 24 tokens (agents.LEADS_TOKENS); 17: a round 1 that posts nothing is
     # followed by round 2, whose agents are asked about what the question asks (the small set's no_leads); 18: the
     # guards take a yes or no only for a question asked so (extlib.grounding.asks_yes_or_no); 19: the evidence guards
-    # take a forced answer only when messages on a chain from the question state it (else no answer)
-    version = 19
+    # take a forced answer only when messages on a chain from the question state it (else no answer); 20: the small
+    # prompts' later rounds put the chunk first (layout chunk-first), so a prefix cache reuses round 1's reading
+    version = 20
 
     config_class = ExtAgentsConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg, protocol, guards = self.config, PROTOCOLS[self.config.mode], self.config.chosen_guards
-        prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang, cfg.layout)
+        prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang, cfg.chosen_layout)
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
         pad = Scratchpad(llm, task.question, guards)
