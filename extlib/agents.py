@@ -73,10 +73,10 @@ async def reason(llm: LLMClient, prompts: PromptSet, question: str, messages: li
                  refuse: Refusal = no_refusal) -> tuple[str | None, CallRecord]:
     """Eq. 5 with the answerability check of §4.3: None when the agent says NO ANSWER, or when `refuse` (a guard,
     extlib.guards) gives a reason not to take its answer (kept in the record); a forced answer it refuses is "", no
-    answer. A reply without its `Answer:` line is
-    read for an answer stated in prose or a yes/no verdict; failing those, the prompt set's `answer_line` asks for
-    the line in a second turn of the same conversation (its tokens are added to the step's record); a forced answer
-    without any falls back to the reply's last line (the conclusion of its reasoning)."""
+    answer. A reply without its `Answer:` line is read for an answer stated in prose or a yes/no verdict; failing
+    those, the prompt set's `answer_line` asks for the line in a second turn of the same conversation (its tokens are
+    added to the step's record); a forced answer without any falls back to the reply's last line (the conclusion of
+    its reasoning)."""
     template = prompts.reason_final if must_answer else prompts.reason
     prompt = reason_prompt(prompts, question, messages, must_answer)
     text, record = await call(llm, prompt, max_tokens, "reason", round_, None, len(messages))
