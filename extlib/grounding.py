@@ -29,6 +29,8 @@ these those what when where while how however during although because since both
 answer question""".split())
 # Chinese characters that carry grammar, not content: a pair of characters with one of them ("所以", "的出")
 # says nothing a chunk must hold.
+ECHO = "echoes the question or the messages it was shown"  # why a reply stays off the scratchpad (extlib.lesson)
+UNRELATED = "unrelated to the question and to the messages it was shown"
 ZH_FUNCTION = set("的是了在于为之其和与及也就都而所以这那个被将把从对向由因此即则并或但却又还很更最")
 
 
@@ -133,9 +135,9 @@ def admission(reply: str, chunk: str, shown: list[str], question: str, min_suppo
     words = grounding_terms(reply) - template
     seen, seen_names = grounding_terms(" ".join(shown)), names(" ".join(shown))
     if not words - seen - grounding_terms(question):
-        return "echoes the question or the messages it was shown"
+        return ECHO
     if shown and not content_words(reply) & content_words(" ".join([question, *shown])):
-        return "unrelated to the question and to the messages it was shown"
+        return UNRELATED
     found = _finder(chunk)
     missing = sorted(n for n in _latin_names(CJK.sub(" ", fold(reply))) - seen_names if not found(n))
     if missing:

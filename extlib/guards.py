@@ -42,6 +42,14 @@ from .grounding import admission, answer_is_stated, names
 GUARD_SETS = ("evidence", "small-model", "none")
 ANCHOR_FLOOR = 0.5  # least share of a reply's claims that its chunk's sentences must hold (extlib.anchoring)
 MIN_GROUNDING = 0.6  # chosen on labeled replies (benchmarks/grounding.py) and the seek-prompt benchmark
+# Why a reply stays off the scratchpad, or an answer is not taken: how each reason begins in the rows (the lesson
+# names a call's fate by them, extlib.lesson).
+NOT_IN_CHUNK = "not in its chunk"
+CLAIMS_NOTHING = "claims nothing beyond the question and the messages shown"
+NO_CHAIN = "names nothing the question or the messages shown name"
+ADDS_NOTHING = "adds nothing to the scratchpad"
+NOT_STATED = "answer not stated by the messages"
+NOT_SEEN = "has not seen the answer its chunk names"
 
 
 @dataclass(frozen=True)
@@ -83,16 +91,16 @@ class Guards:
             chosen = found.sentences + [s for s in subject if s not in found.sentences]
             earlier = [s for s in held or [] if s not in chosen] if self.hold else []
             if not chosen and not earlier:
-                return None, (f"not in its chunk: its sentences hold {found.coverage:.2f} of the reply's claims"
-                              if found.claims else "claims nothing beyond the question and the messages shown")
+                return None, (f"{NOT_IN_CHUNK}: its sentences hold {found.coverage:.2f} of the reply's claims"
+                              if found.claims else CLAIMS_NOTHING)
             candidates = chosen + earlier
             chosen = on_a_chain(question, shown, candidates) if self.connected else candidates
             if self.hold and held is not None:
                 held[:] = [s for s in candidates if s not in chosen]
             if not chosen:
-                return None, "names nothing the question or the messages shown name: no chain to the question"
+                return None, f"{NO_CHAIN}: no chain to the question"
             if all(sentence in posted for sentence in chosen):
-                return None, "adds nothing to the scratchpad: its chunk's sentences are on it already"
+                return None, f"{ADDS_NOTHING}: its chunk's sentences are on it already"
             return " ".join(chosen), None
         why = admission(reply, chunk, shown, question, self.min_grounding, template) if self.min_grounding else None
         return (None, why) if why else (reply.strip(), None)
@@ -115,7 +123,7 @@ class Guards:
             level = links_from_question(question, dict(enumerate(messages)))
             messages = [m for k, m in enumerate(messages) if level[k] is not None]
         if self.stated_only and not answer_is_stated(answer, messages, question):
-            return "answer not stated by the messages" + (" on a chain from the question" if self.connected else "")
+            return NOT_STATED + (" on a chain from the question" if self.connected else "")
         return None
 
     def refusal(self, chunks: list[str], seen: dict[int, list[str]], notes: dict[int, str]) -> Refusal:
@@ -135,8 +143,8 @@ class Guards:
                 return why
             unseen = next((i for i in seen if asked <= chunk_names[i] and not asked <= names(notes.get(i, ""))
                            and not any(asked <= names(m) for m in seen[i])), None)
-            return None if unseen is None else (f"chunk {unseen}'s agent has not seen the answer its chunk names: the "
-                                                "text may go on from it")
+            return None if unseen is None else (f"chunk {unseen}'s agent {NOT_SEEN}: the text may go "
+                                                "on from it")
         return refuse
 
 

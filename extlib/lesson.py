@@ -7,6 +7,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .grounding import ECHO, UNRELATED
+from .guards import ADDS_NOTHING, CLAIMS_NOTHING, NO_CHAIN, NOT_SEEN
+
 SEEK_OUTCOMES = ("NO INFORMATION", "adds nothing", "echo", "not in its chunk", "no chain yet", "kept", "failed")
 
 
@@ -26,11 +29,11 @@ def seek_outcome(call: Mapping[str, Any]) -> str:
     if _text(call.get("posted")):
         return "kept"
     why = _text(call.get("dropped"))
-    if why.startswith("adds"):
+    if why.startswith(ADDS_NOTHING):
         return "adds nothing"
-    if why.startswith(("echoes", "unrelated", "claims nothing")):
+    if why.startswith((ECHO, UNRELATED, CLAIMS_NOTHING)):
         return "echo"
-    if why.startswith("names nothing the question"):
+    if why.startswith(NO_CHAIN):
         return "no chain yet"
     if why:
         return "not in its chunk"
@@ -45,7 +48,7 @@ def reasoning_verdict(call: Mapping[str, Any]) -> str:
     if _text(call.get("error")):
         return "failed"
     why = _text(call.get("dropped"))
-    if waiting := re.match(r"chunk (\d+)'s agent", why):
+    if waiting := re.match(rf"chunk (\d+)'s agent {NOT_SEEN}", why):
         return f"waits: agent {waiting.group(1)} has not been shown it (its chunk names it)"
     if why:
         return "not stated by the messages: no answer"

@@ -41,6 +41,6 @@ def test_seek_outcomes():
                                             "question"}) == "no chain yet"
     assert seek_outcome({**seek, "dropped": "claims nothing beyond the question and the messages shown"}) == "echo"
     assert seek_outcome({**seek, "output": "NONE", "posted": "Amos Pike was born in Rutland."}) == "kept"  # held
-    assert seek_outcome({**seek, "dropped": "echoes the question"}) == "echo"
+    assert seek_outcome({**seek, "dropped": "echoes the question or the messages it was shown"}) == "echo"
     assert seek_outcome({**seek, "dropped": "adds nothing to the scratchpad"}) == "adds nothing"
     assert seek_outcome({**seek, "error": "retries-exhausted"}) == "failed"

@@ -43,7 +43,7 @@ from ..chunking import chunk_text
 from ..errors import UserError
 from ..fan_out import fan_out
 from ..grounding import grounding_terms
-from ..guards import GUARD_SETS, NO_GUARDS, Guards, make_guards
+from ..guards import ADDS_NOTHING, GUARD_SETS, NO_GUARDS, Guards, make_guards
 from ..llm import LLMClient
 from ..parsing import is_no_information
 from ..prompts import LAYOUTS, PromptSet, get_prompts
@@ -303,7 +303,7 @@ class ExtAgents(Method):
                 record.dropped = why if message else None  # a NONE whose held sentences stay unjoined: nothing dropped
                 return False
             if not grounding_terms(posted) - known:
-                record.dropped = "adds nothing to the scratchpad"
+                record.dropped = ADDS_NOTHING
                 return False
             record.posted = posted if posted != message.strip() else None
             pad.notes[i] = f"{pad.notes[i]}\n{posted}" if i in pad.notes else posted
