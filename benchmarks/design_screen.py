@@ -50,8 +50,8 @@ VARIANTS = {  # the candidates (ExtAgents' knobs beyond BASE, or another method'
     "evidence-no-gks": {"guards": "evidence", "gks": False},
     "evidence-no-kar": {"guards": "evidence", "kar": False},
     "evidence-chunk-first": {"guards": "evidence", "layout": "chunk-first"},  # later rounds reuse the chunk's prefix
-    # (ExtAgents' default from version 20, so "evidence" is the same method under another run-file name)
-    "evidence-facts-first": {"guards": "evidence", "layout": "facts-first"},  # the default before version 20
+    # (the English default from version 20; in English "evidence" is the same method under another run-file name)
+    "evidence-facts-first": {"guards": "evidence", "layout": "facts-first"},  # the Chinese default (version 21)
     "evidence-paragraphs": {"guards": "evidence", "paragraphs": True},  # chunks of whole passages: no note cut in two
     "direct": {"method": "direct"},  # the baselines the issue's targets compare with, on the same draw
     "drag": {"method": "drag"},

@@ -5,6 +5,9 @@ first hop, whether the answering KAR step read both, and what it answered. Reads
     .venv/bin/python benchmarks/evidence_account.py results/dev/design/zh-bridge/extagents__*.jsonl
     .venv/bin/python benchmarks/evidence_account.py --version 13 --against 12 \
         results/dev/design/en-bridge/extagents__*__9c88e400.jsonl
+    .venv/bin/python benchmarks/evidence_account.py --version 20 --against 19 \
+        --against-file results/dev/design/zh-bridge/extagents__*__9c88e400.jsonl \
+        results/dev/design-prompt-cache/zh-bridge/extagents__*.jsonl
 
 Classes (the first that applies): right (the answer holds a gold answer: "湖南省" for "湖南", not "江苏" for "浙江",
 whose character F1 is 0.5); hop 1 missing (no message of its chunk holds it); hop 2 missing
@@ -80,13 +83,19 @@ def main() -> None:
                         help="account for the rows of this method version (default: each question's newest row)")
     parser.add_argument("--against", type=int, default=None,
                         help="also give the paired F1 difference with this version's rows of the same questions")
+    parser.add_argument("--against-file", type=Path, default=None,
+                        help="take the --against rows from this run file (another arm, e.g. another layout), not "
+                             "from the file accounted for")
     args = parser.parse_args()
+    if args.against_file is not None and (args.against is None or not args.against_file.is_file()):
+        parser.error("--against-file needs --against and an existing run file")
     tokenizer = default_tokenizer()
     for file in args.files:
         every = read_jsonl(Path(file))
         rows = list({r["id"]: r for r in every if args.version in (None, r["method_version"])}.values())
         if args.against is not None:
-            before = {r["id"]: r["f1"] for r in every if r["method_version"] == args.against}
+            other = read_jsonl(args.against_file) if args.against_file else every
+            before = {r["id"]: r["f1"] for r in other if r["method_version"] == args.against}
             diffs = [100 * (r["f1"] - before[r["id"]]) for r in rows if r["id"] in before]
             if not diffs:
                 sys.exit(f"{file}: no question has rows of both version {args.against} and the version accounted for; "

@@ -342,6 +342,16 @@ def test_the_chunk_first_layout_finds_the_second_hop_too():
     assert round2 and all(p.startswith("Text:\n") for p in round2)
 
 
+def test_the_layout_is_chosen_per_language_unless_asked():
+    def layout(variant: str, **knobs) -> str:
+        return ExtAgents(context_window=1024, input_tokens=4096, chunk_tokens=384, **knobs).config.layout_for(variant)
+
+    # chosen on each language's bridge book (dev split): chunk-first tied facts-first in English, lost in Chinese
+    assert [layout(v) for v in ("en", "hotpotqa", "zh")] == ["chunk-first", "chunk-first", "facts-first"]
+    assert layout("zh", layout="chunk-first") == "chunk-first" and layout("en", layout="facts-first") == "facts-first"
+    assert layout("en", prompt_set="paper", guards="none") == "facts-first"  # the paper's prompts keep their own
+
+
 @pytest.mark.parametrize("layout", ["facts-first", "chunk-first"])
 def test_pipelined_kar_asks_the_same_steps_with_the_same_messages(layout):
     """§4.3's pipeline changes when KAR's steps start, never what they read: the answer, the rounds and every

@@ -20,10 +20,10 @@ Choices the paper leaves open, made explicit here:
   accumulate only in round 1 and then read everything, which `mode="reference-code"` reproduces, along
   with broadcasting every message (cut to fit) and making one call at a time: PROTOCOLS below holds
   everything the mode changes.
-- `layout="chunk-first"` (the small prompts' default from version 20) puts an agent's chunk first in every round's
-  prompt, so a server with a prefix cache (vLLM's, or the bundled server's prompt-state cache) computes only the
-  shared messages and the instruction in rounds >= 2; `layout="facts-first"` puts the facts found so far before the
-  chunk (the default before; see extlib.prompts).
+- `layout="chunk-first"` (the small English prompts' default from version 20) puts an agent's chunk first in every
+  round's prompt, so a server with a prefix cache (vLLM's, or the bundled server's prompt-state cache) computes only
+  the shared messages and the instruction in rounds >= 2; `layout="facts-first"` puts the facts found so far before
+  the chunk (the Chinese prompts' default; see extlib.prompts and `ExtAgentsConfig.layout_for`).
 - `pipeline` (rating=order, links off) runs KAR's steps while the round's later agents are still reading, the
   interleaved pipeline of §4.3 (extlib.methods.kar_pipeline): same steps, same messages, earlier; the first answer
   cancels the rest.
@@ -75,8 +75,9 @@ class ExtAgentsConfig(ChunkedConfig):
     variant: str | None = knob(None, "prompt variant en, zh or hotpotqa (None: the task's language)")
     layout: str | None = knob(None, "small prompts, rounds >= 2: chunk-first (the chunk leads every round's prompt, "
                               "so a server's prefix cache computes only what changed) or facts-first (the facts "
-                              "found so far, then the chunk); None: chunk-first with the small prompts, the paper's "
-                              "prompts keep their own", choices=LAYOUTS)
+                              "found so far, then the chunk); None: the small prompts' choice for the task's "
+                              "language (chunk-first in English, facts-first in Chinese), the paper's prompts keep "
+                              "their own", choices=LAYOUTS)
     seek_max_tokens: int = knob(256, "tokens of each seeking agent's reply")
     reason_max_tokens: int = knob(128, "tokens of each reasoning step")
     guards: str = knob("evidence", "what a small model needs beyond the paper's loop (extlib.guards): evidence (its "
@@ -99,15 +100,20 @@ class ExtAgentsConfig(ChunkedConfig):
     def chosen_guards(self) -> Guards:
         return make_guards(self.guards, self.grounding, self.links)
 
-    @property
-    def chosen_layout(self) -> str:
-        """chunk-first for the small prompts unless asked otherwise: on 30 en-bridge dev questions at 4x it scores
-        as facts-first and, with the server's prompt-state cache, computes 44% fewer prompt tokens (version 20)."""
-        return self.layout or ("chunk-first" if self.prompt_set == "small" else "facts-first")
+    def layout_for(self, variant: str) -> str:
+        """The layout asked for, else the one chosen on the development split of each language's bridge book at 4x
+        (30 questions each, with the server's prompt-state cache; benchmarks/design_screen.py): chunk-first for the
+        small English prompts, which on en-bridge scores as facts-first (73.3 F1 both; paired 0.0, 95% interval
+        -17 to +17) and computes 42% fewer prompt tokens (5,815 against 10,104 a question); facts-first for the
+        Chinese ones, which on zh-bridge score 72.0 against chunk-first's 51.3 (paired -20.7, -36 to -6; 1 win, 9
+        losses): shown the first hop after its chunk, the agent holding the second replies NONE (version 21)."""
+        if self.layout:
+            return self.layout
+        return "chunk-first" if self.prompt_set == "small" and variant != "zh" else "facts-first"
 
     def check(self) -> None:
         super().check()
-        get_prompts(self.prompt_set, self.variant or "en", self.chosen_layout)
+        get_prompts(self.prompt_set, self.variant or "en", self.layout_for(self.variant or "en"))
         if self.pipeline and (self.rating != "order" or self.chosen_guards.links or not self.kar
                               or self.mode != "paper"):
             raise UserError("pipeline needs a ranking known before the messages arrive and KAR in every round: set "
@@ -199,14 +205,16 @@ class ExtAgents(Method):
     # followed by round 2, whose agents are asked about what the question asks (the small set's no_leads); 18: the
     # guards take a yes or no only for a question asked so (extlib.grounding.asks_yes_or_no); 19: the evidence guards
     # take a forced answer only when messages on a chain from the question state it (else no answer); 20: the small
-    # prompts' later rounds put the chunk first (layout chunk-first), so a prefix cache reuses round 1's reading
-    version = 20
+    # prompts' later rounds put the chunk first (layout chunk-first), so a prefix cache reuses round 1's reading;
+    # 21: the Chinese small prompts keep the facts first (ExtAgentsConfig.layout_for)
+    version = 21
 
     config_class = ExtAgentsConfig
 
     async def arun(self, task: Task, llm: LLMClient, reasoning_llm: LLMClient | None = None) -> Prediction:
         cfg, protocol, guards = self.config, PROTOCOLS[self.config.mode], self.config.chosen_guards
-        prompts = get_prompts(cfg.prompt_set, cfg.variant or task.lang, cfg.chosen_layout)
+        variant = cfg.variant or task.lang
+        prompts = get_prompts(cfg.prompt_set, variant, cfg.layout_for(variant))
         chunks = chunk_text(task.knowledge, llm.tokenizer, cfg.chunk_tokens, cfg.input_tokens, cfg.truncate,
                             cfg.paragraphs, cfg.overlap)
         pad = Scratchpad(llm, task.question, guards)
