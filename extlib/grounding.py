@@ -27,10 +27,10 @@ STEM = 5  # a longer word is in a chunk with one that starts with its first five
 FUNCTION_WORDS = STOPWORDS | set("""a an as at be by do he if in is it me my no of on or so to up us we its our
 these those what when where while how however during although because since both each all some many most yes
 answer question""".split())
-# Chinese characters that carry grammar, not content: a pair of characters with one of them ("所以", "的出")
-# says nothing a chunk must hold.
 ECHO = "echoes the question or the messages it was shown"  # why a reply stays off the scratchpad (extlib.lesson)
 UNRELATED = "unrelated to the question and to the messages it was shown"
+# Chinese characters that carry grammar, not content: a pair of characters with one of them ("所以", "的出")
+# says nothing a chunk must hold.
 ZH_FUNCTION = set("的是了在于为之其和与及也就都而所以这那个被将把从对向由因此即则并或但却又还很更最")
 
 

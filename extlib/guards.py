@@ -143,8 +143,7 @@ class Guards:
                 return why
             unseen = next((i for i in seen if asked <= chunk_names[i] and not asked <= names(notes.get(i, ""))
                            and not any(asked <= names(m) for m in seen[i])), None)
-            return None if unseen is None else (f"chunk {unseen}'s agent {NOT_SEEN}: the text may go "
-                                                "on from it")
+            return None if unseen is None else f"chunk {unseen}'s agent {NOT_SEEN}: the text may go on from it"
         return refuse
 
 
