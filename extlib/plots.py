@@ -131,15 +131,17 @@ def mark_paper(ax: plt.Axes, dataset: str, methods: list[str], scale: float = 10
     return bool(points)
 
 
-def note_failures(ax: plt.Axes, summary: pd.DataFrame) -> None:
+def note_failures(ax: plt.Axes, summary: pd.DataFrame, top: bool = False) -> None:
     """Say on the figure how many questions failed (they count 0) and how many each point averages, or that the
-    panel has no rows yet (a staged study's cells not begun)."""
+    panel has no rows yet (a staged study's cells not begun); `top` puts it above the data (a bar chart's floor is
+    covered by its bars)."""
     if summary.empty:
         ax.text(0.5, 0.5, "no rows yet", transform=ax.transAxes, ha="center", va="center", color="dimgray")
         return
     failed, questions = int(summary["failed"].sum()), int(summary["questions"].max())
-    ax.text(0.01, 0.01, f"{per_point(questions)}; {failed} failed (scored 0)", transform=ax.transAxes, fontsize=7,
-            color="dimgray", va="bottom", zorder=6, bbox={"facecolor": "white", "alpha": 0.6, "lw": 0, "pad": 1})
+    ax.text(0.01, 0.99 if top else 0.01, f"{per_point(questions)}; {failed} failed (scored 0)",
+            transform=ax.transAxes, fontsize=7, color="dimgray", va="top" if top else "bottom", zorder=6,
+            bbox={"facecolor": "white", "alpha": 0.6, "lw": 0, "pad": 1})
 
 
 def per_point(n: int) -> str:
