@@ -1,0 +1,136 @@
+"""Issue 42's targets, read from the committed test study (results/cpu/01_scaling and 02_ablation, the `:test`
+panels and the held-out BABILong-style set): each target as the paired mean difference over the questions both
+sides answered, with its 95% bootstrap interval, wins/ties/losses and whether it is met; the share of questions
+with a second round (one starts only when the round before found no answer); and the
+computed prompt tokens per question against LLMxMapReduce's on the same cells (the paper's Table 8). Reads run
+files only (no model call); a target whose rows are not there yet says so.
+
+    .venv/bin/python benchmarks/test_targets.py
+
+Rows are those the figures are drawn from (each question's latest row of its file's newest method version), and
+only those of the code's method versions count: a test row of another version would be a different method.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from extlib.methods import METHODS  # noqa: E402
+from extlib.results import bootstrap_interval, load_rows, run_files  # noqa: E402
+
+CPU = ROOT / "results" / "cpu"
+BRIDGE = ["en-bridge", "zh-bridge", "babilong"]
+NAMES = {"extagents": "ExtAgents", "direct": "Direct Input", "mapreduce": "LLMxMapReduce", "drag": "DRAG",
+         "no GKS": "no GKS", "no KAR": "no KAR"}
+
+
+@dataclass
+class Target:
+    study: str  # 01_scaling or 02_ablation
+    dataset: str
+    x: int
+    other: str  # a method (scaling) or an ablation variant
+    at_least: float  # the paired mean difference ExtAgents (full) - other must reach, in F1 points
+    low_above: float | None = None  # ... and its interval's low end must lie above this
+
+    def label(self) -> str:
+        low = f", low end > {self.low_above:+g}" if self.low_above is not None else ""
+        return (f"{self.dataset} {self.x}x: {'full' if self.study == '02_ablation' else 'ExtAgents'} - "
+                f"{NAMES[self.other]} >= {self.at_least:+g}{low}")
+
+
+TARGETS = (
+    [Target("01_scaling", d, 1, "direct", -5) for d in ["hotpotqa", "hotpotqa-longdoc", "zh-longdoc"]]
+    + [t for d in BRIDGE for t in (Target("01_scaling", d, 8, "direct", 25, 10), Target("01_scaling", d, 8,
+                                                                                           "mapreduce", 10),
+                                   Target("01_scaling", d, 8, "drag", 0))]
+    + [t for d in ["en-bridge", "zh-bridge"] for x in (4, 8)
+       for t in (Target("02_ablation", d, x, "no GKS", 10, 0), Target("02_ablation", d, x, "no KAR", 0))]
+    + [Target("01_scaling", "hotpotqa", x, "direct", 0) for x in (2, 4, 8)]
+)
+
+
+def test_rows(study: str) -> pd.DataFrame:
+    """The study's test rows of the code's method versions: the `:test` panels' (loader option split=test) and the
+    BABILong-style set's (every id a test id), labelled by method or, in the ablation, by variant."""
+    folder = CPU / study
+    if not folder.exists():
+        return pd.DataFrame()
+    rows = load_rows(run_files([folder]), newest=True)
+    if rows.empty:
+        return rows
+    split = rows["spec"].map(lambda s: s.get("options", {}).get("split"))
+    current = rows["method"].map(lambda m: METHODS[m][0].version)
+    rows = rows[((split == "test") | (rows["dataset"] == "babilong")) & (rows["method_version"] == current)]
+    knobs = rows["spec"].map(lambda s: s.get("knobs", {}))
+    variant = knobs.map(lambda k: "no GKS" if k.get("gks") is False and k.get("kar") is not False else
+                        "no KAR" if k.get("kar") is False and k.get("gks") is not False else
+                        "neither" if k.get("gks") is False else "full")
+    return rows.assign(x=rows["input_tokens"] // rows["window"],
+                       label=variant if study == "02_ablation" else rows["method"])
+
+
+def cell(rows: pd.DataFrame, dataset: str, x: int, label: str) -> pd.DataFrame:
+    if rows.empty:
+        return rows
+    return rows[(rows["dataset"] == dataset) & (rows["x"] == x) & (rows["label"] == label)].set_index("id")
+
+
+def paired(rows: pd.DataFrame, target: Target) -> str:
+    mine = cell(rows, target.dataset, target.x, "full" if target.study == "02_ablation" else "extagents")
+    theirs = cell(rows, target.dataset, target.x, target.other)
+    shared = mine.index.intersection(theirs.index) if len(mine) and len(theirs) else []
+    if not len(shared):
+        return f"{target.label():62s} no rows yet"
+    diffs = (100 * (mine.loc[shared, "f1"] - theirs.loc[shared, "f1"])).tolist()
+    mean, (low, high) = sum(diffs) / len(diffs), bootstrap_interval(diffs)
+    met = mean >= target.at_least and (target.low_above is None or low > target.low_above)
+    wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    return (f"{target.label():62s} {mean:+6.1f} ({low:+.0f} to {high:+.0f}; {wins}/{len(diffs) - wins - losses}/"
+            f"{losses}) over {len(diffs)} questions: {'met' if met else 'NOT met'}")
+
+
+def computed(usage: dict) -> int:
+    return usage["prompt_tokens"] - usage.get("cached_tokens", 0)
+
+
+def second_rounds(rows: pd.DataFrame) -> list[str]:
+    """Per ExtAgents cell, the questions with a second round. A round t+1 starts only when round t's reasoning
+    gave no accepted answer (`ExtAgents.arun`: it returns at the first answer), so a second round is never forced."""
+    own = rows[rows["label"].isin(["extagents", "full"])] if len(rows) else rows
+    return [f"{dataset} {x}x: a second round in {(part['rounds'] > 1).sum()}/{len(part)} questions"
+            for (dataset, x), part in (own.groupby(["dataset", "x"]) if len(own) else [])]
+
+
+def main() -> None:
+    rows = {study: test_rows(study) for study in ("01_scaling", "02_ablation")}
+    print("Targets (paired mean difference in F1 points, 95% bootstrap interval; wins/ties/losses)")
+    for target in TARGETS:
+        print("  " + paired(rows[target.study], target))
+    print("\nSecond rounds (ExtAgents in the scaling study, the full variant in the ablation)")
+    for study, part in rows.items():
+        for line in second_rounds(part):
+            print(f"  {study}: {line}")
+    print("\nComputed prompt tokens per question (prompt tokens less those the server's prompt cache held), 8x")
+    scaling = rows["01_scaling"]
+    for dataset in ["hotpotqa", *BRIDGE]:
+        mine, theirs = cell(scaling, dataset, 8, "extagents"), cell(scaling, dataset, 8, "mapreduce")
+        shared = mine.index.intersection(theirs.index) if len(mine) and len(theirs) else []
+        if not len(shared):
+            print(f"  {dataset:10s} no rows yet")
+            continue
+        a = mine.loc[shared, "usage"].map(computed).mean()
+        b = theirs.loc[shared, "usage"].map(computed).mean()
+        print(f"  {dataset:10s} ExtAgents {a:8,.0f}  LLMxMapReduce {b:8,.0f}  over {len(shared)} questions: "
+              f"{'met' if a <= b else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
