@@ -25,6 +25,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.test_targets import in_test_study  # noqa: E402
 from extlib.datasets import truncation  # noqa: E402
 from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods.extagents import ExtAgents  # noqa: E402
@@ -41,8 +42,8 @@ def rows_of(study: str) -> pd.DataFrame:
     """The current rows of one study, with the knowledge length as a multiple of the window: the first study's only
     (issue 16; the test study's panels, a split's ids or the BABILong-style set, are read by test_targets.py)."""
     rows = load_rows(run_files([CPU / study]), newest=True)
-    first = rows["spec"].map(lambda s: "split" not in s.get("options", {})) & (rows["dataset"] != "babilong")
-    return rows[first].assign(x=rows["input_tokens"] // rows["window"])
+    rows = rows[~rows.apply(in_test_study, axis=1)]
+    return rows.assign(x=rows["input_tokens"] // rows["window"])
 
 
 def keep_of(row: pd.Series) -> int:
