@@ -22,7 +22,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from extlib.datasets.splits import drawn_from  # noqa: E402
 from extlib.methods import METHODS  # noqa: E402
+from extlib.methods.extagents import ablation_variant  # noqa: E402
 from extlib.results import bootstrap_interval, load_rows, run_files  # noqa: E402
 
 CPU = ROOT / "results" / "cpu"
@@ -58,9 +60,9 @@ TARGETS = (
 
 
 def in_test_study(row: pd.Series) -> bool:
-    """A row of the test study: a `:test` panel's (loader option split=test) or the BABILong-style set's, whose every
-    id is a test id (its loader has no split). The first study's rows have neither."""
-    return row["spec"].get("options", {}).get("split") == "test" or row["dataset"] == "babilong"
+    """A row of the test study: a `:test` panel's (loader option split=test) or the held-out BABILong-style set's.
+    The first study's rows have neither."""
+    return drawn_from(row["dataset"], row["spec"].get("options", {})) == "test"
 
 
 def test_rows(study: str) -> pd.DataFrame:
@@ -74,10 +76,7 @@ def test_rows(study: str) -> pd.DataFrame:
         return rows
     current = rows["method"].map(lambda m: METHODS[m][0].version)
     rows = rows[rows.apply(in_test_study, axis=1) & (rows["method_version"] == current)]
-    knobs = rows["spec"].map(lambda s: s.get("knobs", {}))
-    variant = knobs.map(lambda k: "no GKS" if k.get("gks") is False and k.get("kar") is not False else
-                        "no KAR" if k.get("kar") is False and k.get("gks") is not False else
-                        "neither" if k.get("gks") is False else "full")
+    variant = rows["spec"].map(lambda s: ablation_variant(s.get("knobs", {})))
     return rows.assign(x=rows["input_tokens"] // rows["window"],
                        label=variant if study == "02_ablation" else rows["method"])
 

@@ -18,6 +18,8 @@ NAMES = {"extagents": "ExtAgents", "direct": "Direct Input", "mapreduce": "LLM×
          "chain-of-agents": "Chain of Agents", "longagent": "LongAgent", "drag": "DRAG", "iterdrag": "IterDRAG",
          "parser": "PARSER", "parallelsearch": "ParallelSearch", "search-r1": "Search-R1",
          "o2-searcher": "O2-Searcher", "autosurvey": "AutoSurvey"}
+LENGTH_SPAN = 8  # a length axis spans at least 1x-8x of the window (the studies' range), whatever its ticks
+BAR_HALF_WIDTH = 1.15  # a bar at length x spans x / 1.15 to x * 1.15 on the log axis
 COLORS = dict(zip(NAMES, sns.color_palette("tab10", 10) + [(0.4, 0.4, 0.4), (0.85, 0.65, 0.1)]))
 
 
@@ -100,10 +102,20 @@ def mark_noted_bars(ax: plt.Axes, bars, notes: list[str], color) -> None:
 def length_axis(ax: plt.Axes, ticks: list[float], label: str = "knowledge length (x window)") -> None:
     """A log axis of knowledge lengths in multiples of the window, labelled 1x, 2x, ... at `ticks` only."""
     ax.set_xscale("log")
-    ax.set_xlim(min(ticks) / 1.3, max(ticks) * 1.3)  # the same margins whatever the panel holds (or if nothing yet)
+    low, high = min(ticks), max(ticks)
+    # margins of 1.3x, and at least the span of 1x-8x around the ticks' middle: a panel of one or two lengths is
+    # drawn to the same scale as its neighbours of four (the same margins whatever it holds, or if nothing yet)
+    half_span = max(high / low, LENGTH_SPAN) ** 0.5 * 1.3
+    ax.set_xlim((low * high) ** 0.5 / half_span, (low * high) ** 0.5 * half_span)
     ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
     ax.minorticks_off()
     ax.set_xlabel(label)
+
+
+def length_bars(ax: plt.Axes, xs: list[float], heights: list[float], color: str = "gray") -> None:
+    """Bars at knowledge lengths on `length_axis`'s log axis, each as wide on the page as the others."""
+    ax.bar([x / BAR_HALF_WIDTH for x in xs], heights, width=[x * BAR_HALF_WIDTH - x / BAR_HALF_WIDTH for x in xs],
+           align="edge", color=color)
 
 
 def plain_log(axis) -> None:

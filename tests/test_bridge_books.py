@@ -6,7 +6,7 @@ import re
 import pytest
 
 from extlib.datasets import load_tasks
-from extlib.datasets.splits import FOLDER, SPLITS, split_ids
+from extlib.datasets.splits import FOLDER, SPLITS, drawn_from, split_ids
 from extlib.datasets.zh_bridge import questions
 
 
@@ -18,6 +18,13 @@ def test_the_splits_are_disjoint_and_committed(dataset):
         and not set(lists["dev"]) & set(lists["reserve"])
     with pytest.raises(ValueError, match="split must be one of"):
         split_ids(dataset, "train")
+
+
+def test_a_row_is_told_by_the_list_it_was_drawn_from_and_the_held_out_set_is_all_test():
+    assert drawn_from("zh-bridge", {"split": "dev"}) == "dev"
+    assert drawn_from("hotpotqa", {"split": "test", "position": 0.2}) == "test"
+    assert drawn_from("babilong", {}) == "test"  # no lists: every id is a test id
+    assert drawn_from("zh-longdoc", {"position": 0.25}) == ""  # drawn from every question (the first study)
 
 
 def province_notes(knowledge: str) -> list[str]:

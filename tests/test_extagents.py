@@ -7,6 +7,7 @@ from extlib import ExtAgents, PromptTooLong, Task
 from extlib.agents import LEADS_TOKENS
 from extlib.budget import CHAT_OVERHEAD_TOKENS, greedy_within
 from extlib.methods import kar_schedule
+from extlib.methods.extagents import ABLATION_VARIANTS, ablation_variant
 from extlib.testing import scripted_client
 
 FILLER = "The sea was grey and the gulls were loud over the harbour. "
@@ -542,3 +543,9 @@ def test_empty_question_or_knowledge_is_rejected():
         Task("t", "  ", "text")
     with pytest.raises(ValueError, match="knowledge text is empty"):
         Task("t", "q?", "")
+
+
+def test_an_ablation_variant_is_named_back_from_the_knobs_its_run_file_records():
+    for variant, knobs in ABLATION_VARIANTS.items():
+        assert ablation_variant({"chunk_tokens": 384, "rating": "llm", **knobs}) == variant
+    assert ablation_variant({"gks": True, "kar": True}) == "full"  # knobs set to their defaults

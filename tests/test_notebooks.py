@@ -159,6 +159,29 @@ def test_an_empty_frame_has_no_colour_and_a_drawn_line_has(tmp_path):
     assert colored_share(plots.save(fig, tmp_path, "line")) > 0.001
 
 
+def test_a_panel_of_fewer_lengths_keeps_the_scale_of_one_of_1x_to_8x_and_its_bars_their_width():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import math
+
+    import matplotlib.pyplot as plt
+
+    from extlib import plots
+
+    fig, (four, one) = plt.subplots(1, 2)
+    plots.length_axis(four, [1, 2, 4, 8])
+    plots.length_axis(one, [1])
+    assert four.get_xlim() == pytest.approx((1 / 1.3, 8 * 1.3))  # the studies' axis, unchanged
+    span = [math.log(high / low) for low, high in (four.get_xlim(), one.get_xlim())]
+    assert span[0] == pytest.approx(span[1])
+    for ax in (four, one):
+        plots.length_bars(ax, [1], [50])
+    widths = [math.log(b.get_x() + b.get_width()) - math.log(b.get_x()) for ax in (four, one) for b in ax.patches]
+    assert widths == pytest.approx([widths[0]] * 2) and widths[0] < span[0] / 8  # a bar, not the whole axis
+    plt.close(fig)
+
+
 def test_preset_and_parameter_mistakes_are_named(tmp_path):
     from extlib.figures import PresetError, render
 

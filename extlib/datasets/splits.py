@@ -15,6 +15,7 @@ from ..errors import UserError
 SPLITS = ("dev", "test", "reserve")
 FOLDER = Path(__file__).resolve().parents[2] / "data" / "splits"
 LISTS = {"hotpotqa-longdoc": "hotpotqa"}  # a dataset that reads another's lists (the same questions in another form)
+HELD_OUT = ("babilong",)  # kept out of development entirely: every id is a test id, so it has no lists
 
 
 @cache
@@ -41,3 +42,9 @@ def in_split(rows: list[dict], dataset: str, split: str | None, key: str = "id")
         raise UserError(f"split must be one of {', '.join(SPLITS)} or None (every question), got {split!r}")
     wanted = set(split_ids(dataset, split))
     return [row for row in rows if row[key] in wanted]
+
+
+def drawn_from(dataset: str, options: dict) -> str:
+    """The id list a row's question was drawn from: its loader's `split` option (dev, test, reserve), `test` for a
+    held-out set, "" for a draw from every question (the studies made before the lists)."""
+    return "test" if dataset in HELD_OUT else options.get("split") or ""

@@ -132,6 +132,15 @@ class Protocol:
 
 
 PROTOCOLS = {"paper": Protocol(True, True, True), "reference-code": Protocol(False, False, False)}
+# The paper's Figure 4: ExtAgents without GKS and/or KAR, each variant by the knobs it sets
+ABLATION_VARIANTS = {"full": {}, "no GKS": {"gks": False}, "no KAR": {"kar": False},
+                     "neither": {"gks": False, "kar": False}}
+
+
+def ablation_variant(knobs: dict) -> str:
+    """The variant of `ABLATION_VARIANTS` a run's knobs make (run files record the knobs, not the figure's label)."""
+    off = {name: False for name in ("gks", "kar") if knobs.get(name) is False}
+    return next(variant for variant, turned_off in ABLATION_VARIANTS.items() if turned_off == off)
 
 
 def kar_schedule(n: int) -> list[int]:
