@@ -143,16 +143,22 @@ def mark_paper(ax: plt.Axes, dataset: str, methods: list[str], scale: float = 10
     return bool(points)
 
 
-def note_failures(ax: plt.Axes, summary: pd.DataFrame, top: bool = False) -> None:
+def f1_scale(ax: plt.Axes) -> None:
+    """F1 from 0 to 100 with room around it: a point at 0 or 100 is drawn whole, and one at 0 is not covered by
+    note_failures' footnote, which sits in the room below 0."""
+    ax.set_ylim(-10, 104)
+    ax.set_yticks(range(0, 101, 20))
+
+
+def note_failures(ax: plt.Axes, summary: pd.DataFrame) -> None:
     """Say on the figure how many questions failed (they count 0) and how many each point averages, or that the
-    panel has no rows yet (a staged study's cells not begun); `top` puts it above the data (a bar chart's floor is
-    covered by its bars)."""
+    panel has no rows yet (a staged study's cells not begun); at the panel's foot, under 0 on an `f1_scale`."""
     if summary.empty:
         ax.text(0.5, 0.5, "no rows yet", transform=ax.transAxes, ha="center", va="center", color="dimgray")
         return
     failed, questions = int(summary["failed"].sum()), int(summary["questions"].max())
-    ax.text(0.01, 0.99 if top else 0.01, f"{per_point(questions)}; {failed} failed (scored 0)",
-            transform=ax.transAxes, fontsize=7, color="dimgray", va="top" if top else "bottom", zorder=6,
+    ax.text(0.01, 0.01, f"{per_point(questions)}; {failed} failed (scored 0)",
+            transform=ax.transAxes, fontsize=7, color="dimgray", va="bottom", zorder=6,
             bbox={"facecolor": "white", "alpha": 0.6, "lw": 0, "pad": 1})
 
 
