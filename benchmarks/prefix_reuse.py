@@ -24,11 +24,12 @@ from pathlib import Path
 import pandas as pd
 
 from extlib.datasets import load_tasks
-from extlib.experiments import RunSpec, read_rows, run
+from extlib.experiments import RunSpec, run
 from extlib.machine import cpu_name
 from extlib.methods import ExtAgents
 from extlib.models import DEFAULT_MODEL
-from extlib.results import bootstrap_interval, load_rows
+from extlib.results import bootstrap_interval
+from extlib.runfile import RunFile, load_rows
 from extlib.samples import demo_task
 from extlib.serve import LocalServer
 
@@ -94,7 +95,7 @@ def measure(sets: list[str], n: int, cache_mb: int, model: str, out: Path) -> No
                     path = run(spec, tasks[:k], llm, out / arm)
                     memory = out / arm / "server_memory.jsonl"
                     seen = {(p["set"], p["id"]) for p in memory_rows(memory)}
-                    if (name, tasks[k - 1].id) not in seen and tasks[k - 1].id in read_rows(path):
+                    if (name, tasks[k - 1].id) not in seen and tasks[k - 1].id in RunFile(path).latest():
                         with memory.open("a") as sink:
                             sink.write(json.dumps({"id": tasks[k - 1].id, "set": name, "cache_mb": cache_mb if
                                                    ARMS[arm].prompt_cache else 0,

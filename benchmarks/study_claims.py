@@ -7,7 +7,7 @@ than trust a figure's reading, and a sentence can be kept right when the rows ch
     .venv/bin/python benchmarks/study_claims.py
 
 It reads only the committed rows under results/cpu/ and calls no model. Rows are those the figures are
-drawn from (`extlib.results.load_rows(..., newest=True)`: each question's latest row of its file's newest method
+drawn from (`extlib.runfile.load_rows(..., newest=True)`: each question's latest row of its file's newest method
 version); questions are matched by id, never by position. Evidence counts use `extlib.study.evidence_inside`, the
 rule of the scaling figure's bar: Direct Input keeps `window - 140` tokens of the knowledge, the first ones (`front`,
 HotpotQA in retrieval order) or the first and last halves (`middle`, the books), and a gold paragraph is inside when
@@ -29,7 +29,8 @@ from benchmarks.test_targets import in_test_study  # noqa: E402
 from extlib.datasets import truncation  # noqa: E402
 from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods.extagents import ExtAgents  # noqa: E402
-from extlib.results import bootstrap_interval, load_rows, run_files  # noqa: E402
+from extlib.results import bootstrap_interval  # noqa: E402
+from extlib.runfile import load_rows, run_files  # noqa: E402
 from extlib.study import evidence_inside  # noqa: E402
 
 CPU = ROOT / "results" / "cpu"

@@ -398,7 +398,8 @@ def method_versions(text: str) -> dict[str, int]:
 
 
 def report(args: argparse.Namespace) -> int:
-    from .results import check_versions, collect, markdown, run_files, write_csv  # pandas, scipy: only for tables
+    from .results import collect, markdown, write_csv  # pandas, scipy: only for tables
+    from .runfile import check_versions, run_files
 
     try:
         check_versions(args.versions)

@@ -31,10 +31,9 @@ from tqdm import tqdm
 
 from .engine import DEFAULT_WINDOW, EngineSettings
 from .errors import ModelCallRefused, SetupError, UserError
-from .experiments import read_rows
-from .jsonl import append, open_for_append
 from .llm import LLMError
 from .methods import METHODS
+from .runfile import RunFile
 from .serve import LocalServer
 from .study import NOT_CURRENT_MIME
 
@@ -71,18 +70,9 @@ def load_preset(preset: str) -> dict[str, Any]:
 
 def reuse_rows(source: Path, target: Path) -> int:
     """Copy every row of the run files under `source` whose question id its namesake file under `target` lacks
-    (a question `target` has, answered or failed, is left as it is); returns how many rows were copied."""
-    copied = 0
-    for run_file in sorted(source.rglob("*.jsonl")):
-        into = target / run_file.relative_to(source)
-        have = read_rows(into)
-        new = [row for question, row in read_rows(run_file).items() if question not in have]
-        if new:
-            with open_for_append(into) as sink:
-                for row in new:
-                    append(sink, row)
-            copied += len(new)
-    return copied
+    (`RunFile.adopt`: a question `target` has, answered or failed, is left as it is); returns how many were copied."""
+    return sum(RunFile(target / run_file.relative_to(source)).adopt(RunFile(run_file))
+               for run_file in sorted(source.rglob("*.jsonl")))
 
 
 def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], results: Path,

@@ -1,6 +1,6 @@
 """A study: the cells of an experiment (method x dataset x length x settings) answered one question at a time
 across all cells, so a stop leaves every cell at the same count and each question's rows come from one
-sitting; every cell is a resumable run file (extlib.experiments), so a rerun computes only what is missing or
+sitting; every cell is a resumable run file (extlib.runfile), so a rerun computes only what is missing or
 stale. The notebooks build their figures on `run_study`'s rows."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .errors import UserError
 from .experiments import RunSpec, current_rows, pending, run
 from .llm import LLMClient
 from .methods import METHODS
-from .results import load_rows
+from .runfile import load_rows
 from .trace import Task
 
 
@@ -70,7 +70,7 @@ def run_study(cells: list[Cell], llm: LLMClient, root: str | Path, n: int, seed:
     between sittings leaves every cell at the same count); the rows returned are then those of the questions up to
     `limit` (a cell may hold more, e.g. rows a preset reused from another study).
 
-    With `compute=False` nothing is answered: every cell is drawn from the rows on disk (`newest_rows`: its newest
+    With `compute=False` nothing is answered: every cell is drawn from the rows on disk (`RunFile.newest`: its newest
     method version, however many questions it has), and a `cell_note` column labels the cells that are not what
     computing would give (fewer questions than asked, or another method version than the code's); the cells so
     labelled are listed (`announce_not_current`). Cells marked `drawn` are drawn so when computing too."""

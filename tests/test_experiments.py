@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from extlib import Task
-from extlib.experiments import RunSpec, read_rows, run
+from extlib.experiments import RunSpec, run
 from extlib.methods import UnknownKnob
-from extlib.results import bootstrap_interval, collect, load_rows, markdown, paired_differences
+from extlib.results import bootstrap_interval, collect, markdown, paired_differences
+from extlib.runfile import RunFile, load_rows
 from extlib.testing import scripted_client
 
 TASKS = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann {i}. " * 20, [f"Ann {i}"])
@@ -26,7 +27,7 @@ def test_a_run_writes_one_scored_row_per_question_named_by_its_settings(tmp_path
     llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
     path = run(spec(), TASKS, llm, tmp_path, progress=False)
     assert path == tmp_path / "toy" / "direct__scripted__L200__W1000__n4__s0.jsonl"
-    rows = read_rows(path)
+    rows = RunFile(path).latest()
     assert sorted(rows) == ["q0", "q1", "q2", "q3"] and all(r["f1"] == 1.0 for r in rows.values())
     assert rows["q0"]["calls"][0]["role"] == "answer" and rows["q0"]["spec"]["method"] == "direct"
     assert spec(knobs={"max_tokens": 64}).path(tmp_path) != spec().path(tmp_path)  # knobs name the file too
@@ -42,8 +43,7 @@ def test_a_run_named_with_or_without_its_defaults_is_one_file(tmp_path):
                  knobs={"chunk_tokens": 512, "paragraphs": True, "rating": "llm", "rounds": 5},
                  options={"position": 0.25, "distance": 0.5})
     assert every.path(tmp_path) == few.path(tmp_path)
-    # the committed beyond-window rows keep their names (configs/beyond_window/hotpotqa-longdoc.yaml)
-    assert few.path(tmp_path).name.endswith("__e9e0adb4.jsonl")
+    assert few.path(tmp_path).name.endswith("__chunk_tokens-512_paragraphs-true.jsonl")  # its settings, readable
     assert spec(dataset="hotpotqa-longdoc", method="extagents", knobs={"chunk_tokens": 512, "paragraphs": True},
                 options={"position": 0.3}).path(tmp_path) != few.path(tmp_path)  # a changed option is a new file
     assert spec(method="extagents", knobs={"rating": "bm25"}).path(tmp_path) != spec(method="extagents").path(tmp_path)
@@ -65,10 +65,10 @@ def test_failed_questions_are_kept_scored_zero_and_retried_on_resume(tmp_path):
     calls_before = len(llm._client.prompts)
     run(spec(), TASKS, llm, tmp_path, progress=False)
     assert len(llm._client.prompts) - calls_before == 2  # only q1 and q2 again, not the answered ones
-    rows = read_rows(path)
+    rows = RunFile(path).latest()
     assert rows["q1"]["f1"] == 1.0 and rows["q1"]["attempt"] == 2 and rows["q2"]["error"]
     run(spec(), TASKS, llm, tmp_path, progress=False)  # q2 has used its two attempts
-    assert read_rows(path)["q2"]["attempt"] == 2
+    assert RunFile(path).latest()["q2"]["attempt"] == 2
     assert len(path.read_text().splitlines()) == 6  # every attempt is on file
 
 
@@ -132,25 +132,25 @@ def test_a_row_torn_by_a_crash_is_answered_again_and_a_broken_middle_line_is_nam
     path = run(spec(), TASKS, llm, tmp_path, progress=False)
     lines = path.read_text().splitlines()
     path.write_text("\n".join(lines[:3]) + "\n" + lines[3][:40])  # killed while writing the last row
-    assert len(read_rows(path)) == 3
+    assert len(RunFile(path).latest()) == 3
     calls_before = len(llm._client.prompts)
     run(spec(), TASKS, llm, tmp_path, progress=False)
-    assert len(llm._client.prompts) - calls_before == 1 and len(read_rows(path)) == 4
+    assert len(llm._client.prompts) - calls_before == 1 and len(RunFile(path).latest()) == 4
     assert all(json.loads(line) for line in path.read_text().splitlines())  # no row glued to the torn one
     path.write_text(lines[0] + "\n{broken\n" + lines[1] + "\n")
     with pytest.raises(ValueError, match="line 2: not a JSON row"):
-        read_rows(path)
+        RunFile(path).latest()
 
 
 def test_a_complete_last_row_missing_only_its_newline_is_kept_and_not_answered_again(tmp_path):
     llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
     path = run(spec(), TASKS, llm, tmp_path, progress=False)
     path.write_text(path.read_text().rstrip("\n"))  # killed after the row, before its newline
-    assert len(read_rows(path)) == 4
+    assert len(RunFile(path).latest()) == 4
     calls_before = len(llm._client.prompts)
     run(spec(), TASKS, llm, tmp_path, progress=False)
     assert len(llm._client.prompts) == calls_before  # nothing answered again, nothing lost
-    assert len(read_rows(path)) == 4 and path.read_text().endswith("\n")
+    assert len(RunFile(path).latest()) == 4 and path.read_text().endswith("\n")
 
 
 def test_load_rows_gives_every_question_with_its_run_settings(tmp_path):
@@ -177,7 +177,7 @@ def test_rows_of_another_method_version_are_stale_answered_again_and_never_mixed
 
     llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
     path = run(spec(), TASKS, llm, tmp_path, progress=False)
-    first = read_rows(path)["q0"]
+    first = RunFile(path).latest()["q0"]
     assert first["method_version"] == 1 and first["date"] and "model_sha256" in first
     monkeypatch.setattr(DirectInput, "version", 2)  # the method changed
     table = collect([path])
@@ -189,7 +189,7 @@ def test_rows_of_another_method_version_are_stale_answered_again_and_never_mixed
     run(spec(), TASKS, llm, tmp_path, progress=False)
     assert len(llm._client.prompts) - calls_before == 4  # every question answered again by version 2
     table = collect([path]).iloc[0]
-    assert table["questions"] == 4 and table["stale"] == 0 and read_rows(path)["q0"]["method_version"] == 2
+    assert table["questions"] == 4 and table["stale"] == 0 and RunFile(path).latest()["q0"]["method_version"] == 2
 
 
 def test_pinning_an_older_version_reads_its_rows_beside_newer_ones(tmp_path, monkeypatch):
@@ -247,8 +247,8 @@ def test_one_table_holds_every_study_with_each_files_study_and_distinguishing_se
 
 
 def test_a_setting_at_its_default_sets_no_file_apart():
-    from extlib.results import _not_defaults
+    from extlib.runfile import settings_apart
 
     spec = {"dataset": "hotpotqa-longdoc", "method": "extagents", "knobs": {"rounds": 5, "rating": "bm25"},
             "options": {"position": 0.25, "distance": 0.6}}
-    assert _not_defaults(spec) == {"knobs": {"rating": "bm25"}, "options": {"distance": 0.6}}
+    assert settings_apart(spec) == ({"rating": "bm25"}, {"distance": 0.6})
