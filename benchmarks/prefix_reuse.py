@@ -23,13 +23,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from extlib.cells import Cell
 from extlib.datasets import load_tasks
-from extlib.experiments import RunSpec, run
 from extlib.machine import cpu_name
 from extlib.methods import ExtAgents
 from extlib.models import DEFAULT_MODEL
 from extlib.results import bootstrap_interval
 from extlib.runfile import RunFile, load_rows
+from extlib.runner import answer_cell
 from extlib.samples import demo_task
 from extlib.serve import LocalServer
 
@@ -90,9 +91,9 @@ def measure(sets: list[str], n: int, cache_mb: int, model: str, out: Path) -> No
             for k in range(1, len(tasks) + 1):  # one question at a time across both arms
                 for arm, llm in llms.items():
                     knobs = {**setting.knobs, "layout": ARMS[arm].layout}
-                    spec = RunSpec(name, "extagents", setting.input_tokens, len(draw), setting.seed, llm.model,
-                                   setting.window, knobs)
-                    path = run(spec, tasks[:k], llm, out / arm)
+                    cell = Cell(name, "extagents", setting.input_tokens, knobs, n=len(draw), seed=setting.seed,
+                                model=llm.model, context_window=setting.window)
+                    path = answer_cell(cell, tasks[:k], llm, out / arm)
                     memory = out / arm / "server_memory.jsonl"
                     seen = {(p["set"], p["id"]) for p in memory_rows(memory)}
                     if (name, tasks[k - 1].id) not in seen and tasks[k - 1].id in RunFile(path).latest():

@@ -34,8 +34,8 @@ from .errors import ModelCallRefused, SetupError, UserError
 from .llm import LLMError
 from .methods import METHODS
 from .runfile import RunFile
+from .runner import NOT_CURRENT_MIME
 from .serve import LocalServer
-from .study import NOT_CURRENT_MIME
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness", "06_survey"]
@@ -226,7 +226,7 @@ def say_versions(preset: str, committed: dict[str, Any]) -> None:
 
 
 def cells_not_current(executed: Path) -> list[dict[str, str]]:
-    """The cells an executed notebook drew with a note (extlib.study.announce_not_current), each once (a notebook
+    """The cells an executed notebook drew with a note (extlib.runner.announce_not_current), each once (a notebook
     may draw one cell in several figures)."""
     if not executed.exists():
         return []
