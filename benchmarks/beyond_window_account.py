@@ -23,10 +23,9 @@ from pathlib import Path
 
 from extlib.chunking import chunk_text
 from extlib.datasets import load_tasks, truncation
-from extlib.experiments import row_version
-from extlib.jsonl import read_jsonl
 from extlib.methods import METHODS
 from extlib.models import ensure_model
+from extlib.runfile import RunFile, row_version
 from extlib.tokenizer import GGUFTokenizer
 
 
@@ -62,7 +61,7 @@ def reply_status(calls: list[dict], chunk: int | None, answers: list[str]) -> st
 
 
 def account(path: Path, version: int) -> list[dict]:
-    rows = list({r["id"]: r for r in read_jsonl(path) if row_version(r) == version}.values())
+    rows = list({r["id"]: r for r in RunFile(path).rows() if row_version(r) == version}.values())
     if not rows:
         raise SystemExit(f"{path}: no rows of ExtAgents version {version} (--version picks another)")
     spec = rows[0]["spec"]

@@ -26,10 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from extlib.cells import Cell  # noqa: E402
+from extlib.chunking import evidence_kept  # noqa: E402
 from extlib.datasets import load_tasks  # noqa: E402
 from extlib.engine import EngineSettings, clients  # noqa: E402
 from extlib.results import bootstrap_interval  # noqa: E402
-from extlib.study import Cell, evidence_inside, run_study  # noqa: E402
+from extlib.runner import run_cells  # noqa: E402
 
 WINDOW = 1024
 INSIDE = 850  # knowledge that Direct Input's prompt holds whole in a 1,024-token window
@@ -62,7 +64,7 @@ def report(book: str, density: float, rows, tokenizer, n: int, seed: int) -> Non
     for x in LENGTHS_X:
         tasks = load_tasks(book, x * WINDOW, n=n, seed=seed, tokenizer=tokenizer, progress=False, split="dev",
                            **{DENSITY[book]: density})
-        both = sum(evidence_inside(t.meta, WINDOW - 140, "middle") == 1.0 for t in tasks)
+        both = sum(evidence_kept(t.meta, WINDOW - 140, "middle") == 1.0 for t in tasks)
         inside.append(f"{x}x {both}/{len(tasks)}")
     print(f"{book} {DENSITY[book]}={density:g}: " + ", ".join(line) + f"; bar {'met' if met else 'NOT met'}; "
           f"both hops inside Direct Input's window: " + ", ".join(inside))
@@ -79,7 +81,7 @@ def main() -> None:
     densities = [int(d) if DENSITY[args.book] == "distractors" else d for d in args.densities]
     with clients(EngineSettings(context_window=WINDOW)) as (llm, _):
         for density in densities:
-            rows = run_study(cells(args.book, density), llm, args.out, n=args.n, seed=args.seed, window=WINDOW)
+            rows = run_cells(cells(args.book, density), llm, args.out, n=args.n, seed=args.seed, window=WINDOW)
             report(args.book, density, rows, llm.tokenizer, args.n, args.seed)
 
 

@@ -30,9 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from extlib.cells import Cell  # noqa: E402
 from extlib.engine import EngineSettings, clients  # noqa: E402
 from extlib.results import bootstrap_interval  # noqa: E402
-from extlib.study import Cell, run_study  # noqa: E402
+from extlib.runner import run_cells  # noqa: E402
 
 WINDOW = 1024
 BOOK = {"zh-bridge": {"split": "dev", "distractors": 4},  # densities fixed by benchmarks/book_difficulty.py
@@ -90,7 +91,7 @@ def main() -> None:
     settings = EngineSettings(context_window=WINDOW, prompt_cache_mb=args.prompt_cache_mb,
                               cache=not args.prompt_cache_mb)
     with clients(settings) as (llm, _):
-        rows = run_study(cells, llm, args.out, n=args.n, seed=0, window=WINDOW, limit=args.limit)
+        rows = run_cells(cells, llm, args.out, n=args.n, seed=0, window=WINDOW, limit=args.limit)
     reference = rows[rows.label == args.variants[0]].set_index("id")["f1"]
     print(f"{args.book} at {args.length} tokens, dev split, {len(reference)} questions")
     for variant in args.variants:

@@ -33,12 +33,12 @@ def read_fixture(path: Path = FIXTURE) -> list[dict]:
 
 def replayed_seeks(row: dict) -> list[dict]:
     """The seeking calls of one recorded ExtAgents row with the question, chunk and shown messages each saw."""
+    from extlib.cells import Cell
     from extlib.chunking import chunk_text
     from extlib.datasets import default_tokenizer, load_tasks
-    from extlib.experiments import RunSpec
     from extlib.testing import scripted_client
 
-    spec = RunSpec(**row["spec"])
+    spec = Cell(**row["spec"])
     tokenizer = default_tokenizer()
     task = load_tasks(spec.dataset, spec.input_tokens, n=None, seed=spec.seed, tokenizer=tokenizer,
                       progress=False, ids=[row["id"]], **spec.options)[0]

@@ -23,12 +23,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from extlib.cells import Cell
 from extlib.datasets import load_tasks
-from extlib.experiments import RunSpec, read_rows, run
 from extlib.machine import cpu_name
 from extlib.methods import ExtAgents
 from extlib.models import DEFAULT_MODEL
-from extlib.results import bootstrap_interval, load_rows
+from extlib.results import bootstrap_interval
+from extlib.runfile import RunFile, load_rows
+from extlib.runner import answer_cell
 from extlib.samples import demo_task
 from extlib.serve import LocalServer
 
@@ -89,12 +91,12 @@ def measure(sets: list[str], n: int, cache_mb: int, model: str, out: Path) -> No
             for k in range(1, len(tasks) + 1):  # one question at a time across both arms
                 for arm, llm in llms.items():
                     knobs = {**setting.knobs, "layout": ARMS[arm].layout}
-                    spec = RunSpec(name, "extagents", setting.input_tokens, len(draw), setting.seed, llm.model,
-                                   setting.window, knobs)
-                    path = run(spec, tasks[:k], llm, out / arm)
+                    cell = Cell(name, "extagents", setting.input_tokens, knobs, n=len(draw), seed=setting.seed,
+                                model=llm.model, context_window=setting.window)
+                    path = answer_cell(cell, tasks[:k], llm, out / arm)
                     memory = out / arm / "server_memory.jsonl"
                     seen = {(p["set"], p["id"]) for p in memory_rows(memory)}
-                    if (name, tasks[k - 1].id) not in seen and tasks[k - 1].id in read_rows(path):
+                    if (name, tasks[k - 1].id) not in seen and tasks[k - 1].id in RunFile(path).latest():
                         with memory.open("a") as sink:
                             sink.write(json.dumps({"id": tasks[k - 1].id, "set": name, "cache_mb": cache_mb if
                                                    ARMS[arm].prompt_cache else 0,

@@ -7,8 +7,8 @@ than trust a figure's reading, and a sentence can be kept right when the rows ch
     .venv/bin/python benchmarks/study_claims.py
 
 It reads only the committed rows under results/cpu/ and calls no model. Rows are those the figures are
-drawn from (`extlib.results.load_rows(..., newest=True)`: each question's latest row of its file's newest method
-version); questions are matched by id, never by position. Evidence counts use `extlib.study.evidence_inside`, the
+drawn from (`extlib.runfile.load_rows(..., newest=True)`: each question's latest row of its file's newest method
+version); questions are matched by id, never by position. Evidence counts use `extlib.chunking.evidence_kept`, the
 rule of the scaling figure's bar: Direct Input keeps `window - 140` tokens of the knowledge, the first ones (`front`,
 HotpotQA in retrieval order) or the first and last halves (`middle`, the books), and a gold paragraph is inside when
 its first token is.
@@ -26,11 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.test_targets import in_test_study  # noqa: E402
+from extlib.chunking import evidence_kept  # noqa: E402
 from extlib.datasets import truncation  # noqa: E402
 from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods.extagents import ExtAgents  # noqa: E402
-from extlib.results import bootstrap_interval, load_rows, run_files  # noqa: E402
-from extlib.study import evidence_inside  # noqa: E402
+from extlib.results import bootstrap_interval  # noqa: E402
+from extlib.runfile import load_rows, run_files  # noqa: E402
 
 CPU = ROOT / "results" / "cpu"
 PROMPT_PRICE, COMPLETION_PRICE = 0.15, 0.60  # dollars per 1M tokens, gpt-4o-mini (the cost notebook's)
@@ -53,7 +54,7 @@ def keep_of(row: pd.Series) -> int:
 
 def hops_inside(row: pd.Series) -> int:
     """How many of a question's gold paragraphs Direct Input's truncation keeps."""
-    return round(evidence_inside(row["meta"], keep_of(row), truncation(row["dataset"])) * len(row["meta"]["gold"]))
+    return round(evidence_kept(row["meta"], keep_of(row), truncation(row["dataset"])) * len(row["meta"]["gold"]))
 
 
 def f1_with_interval(rows: pd.DataFrame) -> str:
@@ -91,7 +92,7 @@ def readings_of(calls: list[dict]) -> float:
 def hops_kept(row: pd.Series) -> tuple[bool, bool]:
     """Whether Direct Input keeps the earlier and the later (in the text) of a question's two hops."""
     gold = sorted(row["meta"]["gold"], key=lambda g: float("inf") if g["token_offset"] is None else g["token_offset"])
-    return tuple(evidence_inside({**row["meta"], "gold": [g]}, keep_of(row), truncation(row["dataset"])) == 1
+    return tuple(evidence_kept({**row["meta"], "gold": [g]}, keep_of(row), truncation(row["dataset"])) == 1
                  for g in (gold[0], gold[-1]))
 
 

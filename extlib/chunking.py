@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from typing import Any
 
 from .errors import UserError
 from .tokenizer import Tokenizer
@@ -54,6 +55,21 @@ def truncate_ids(ids: array, max_tokens: int, side: str = "middle", tokenizer: T
     for _ in range(3):
         tail += 0 if starts_char(tail) else 1
     return ids[:head] + ids[tail:]
+
+
+def evidence_kept(meta: dict[str, Any], keep: int, side: str) -> float:
+    """Share of a question's gold evidence that `truncate_ids` to `keep` tokens keeps: the first `keep` tokens
+    (`front`, retrieval order) or the first and last halves (`middle`). Evidence beyond the knowledge (a
+    retrieved paragraph ranked too low to be packed) counts as outside."""
+    gold, total = meta.get("gold", []), meta["input_tokens"]
+    if not gold:
+        return float("nan")
+
+    def kept(offset: int | None) -> bool:
+        if offset is None:
+            return False
+        return offset < keep if side == "front" else offset < keep // 2 or offset >= total - (keep - keep // 2)
+    return sum(kept(g.get("token_offset")) for g in gold) / len(gold)
 
 
 def _utf8_length(lead: int) -> int:

@@ -17,19 +17,19 @@ import typing
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from .cells import Cell
 from .cli_flags import add_config_flags, add_knob_flags, bounded, config_argv, config_from_flags, given_knobs, positive
 from .datasets import DATASETS, check_options, load_tasks, prepare, read_ids
 from .datasets import options as dataset_options
 from .documents import read_document
 from .engine import DEFAULT_WINDOW, EngineSettings, clients
 from .errors import ModelCallRefused, SetupError, UserError
-from .experiments import RunSpec
-from .experiments import run as run_experiment
 from .infbench_plus import build as infbench_plus_build
 from .llm import LLMError
 from .methods import METHODS, knobs_for, make_method
 from .methods.base import run_sync
 from .models import DEFAULT_MODEL, MODELS, ensure_model
+from .runner import run_cells
 from .serve import LocalServer
 from .survey import WRITERS, SurveyConfig
 from .trace import LANGS, Prediction, Task
@@ -319,18 +319,13 @@ def run_experiments(args: argparse.Namespace) -> int:
     options = _key_values(args.option, "--option")
     check_options(args.dataset, options)
     ids = read_ids(args.ids)  # a missing or broken ids file is named before any model is loaded
-    files = []
+    cells = [Cell(args.dataset, name, length, per_method[name], options) for length in lengths for name in names]
     with clients(_engine(args)) as (llm, reasoner):
-        model = llm.model if reasoner is None else f"{llm.model}+{reasoner.model}"
-        for length in lengths:
-            tasks = load_tasks(args.dataset, length, n=args.n, seed=args.seed, tokenizer=llm.tokenizer, ids=ids,
-                               **options)[:args.limit]
-            for name in names:
-                spec = RunSpec(args.dataset, name, length, args.n, args.seed, model, window, per_method[name], options)
-                files.append(run_experiment(spec, tasks, llm, Path(args.out), reasoner))
+        rows = run_cells(cells, llm, args.out, n=args.n, seed=args.seed, window=window, limit=args.limit or 0,
+                         ids=ids, reasoning_llm=reasoner)
     from .results import collect, markdown
 
-    table = collect(files)
+    table = collect(list(dict.fromkeys(map(Path, rows["cell_file"]))))
     print(markdown(table))
     return 1 if table["failed"].any() else 0
 
@@ -398,7 +393,8 @@ def method_versions(text: str) -> dict[str, int]:
 
 
 def report(args: argparse.Namespace) -> int:
-    from .results import check_versions, collect, markdown, run_files, write_csv  # pandas, scipy: only for tables
+    from .results import collect, markdown, write_csv  # pandas, scipy: only for tables
+    from .runfile import check_versions, run_files
 
     try:
         check_versions(args.versions)

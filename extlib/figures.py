@@ -31,12 +31,11 @@ from tqdm import tqdm
 
 from .engine import DEFAULT_WINDOW, EngineSettings
 from .errors import ModelCallRefused, SetupError, UserError
-from .experiments import read_rows
-from .jsonl import append, open_for_append
 from .llm import LLMError
 from .methods import METHODS
+from .runfile import RunFile
+from .runner import NOT_CURRENT_MIME
 from .serve import LocalServer
-from .study import NOT_CURRENT_MIME
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness", "06_survey"]
@@ -71,18 +70,9 @@ def load_preset(preset: str) -> dict[str, Any]:
 
 def reuse_rows(source: Path, target: Path) -> int:
     """Copy every row of the run files under `source` whose question id its namesake file under `target` lacks
-    (a question `target` has, answered or failed, is left as it is); returns how many rows were copied."""
-    copied = 0
-    for run_file in sorted(source.rglob("*.jsonl")):
-        into = target / run_file.relative_to(source)
-        have = read_rows(into)
-        new = [row for question, row in read_rows(run_file).items() if question not in have]
-        if new:
-            with open_for_append(into) as sink:
-                for row in new:
-                    append(sink, row)
-            copied += len(new)
-    return copied
+    (`RunFile.adopt`: a question `target` has, answered or failed, is left as it is); returns how many were copied."""
+    return sum(RunFile(target / run_file.relative_to(source)).adopt(RunFile(run_file))
+               for run_file in sorted(source.rglob("*.jsonl")))
 
 
 def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], results: Path,
@@ -236,7 +226,7 @@ def say_versions(preset: str, committed: dict[str, Any]) -> None:
 
 
 def cells_not_current(executed: Path) -> list[dict[str, str]]:
-    """The cells an executed notebook drew with a note (extlib.study.announce_not_current), each once (a notebook
+    """The cells an executed notebook drew with a note (extlib.runner.announce_not_current), each once (a notebook
     may draw one cell in several figures)."""
     if not executed.exists():
         return []

@@ -36,7 +36,7 @@ def mean_ci(rows: pd.DataFrame, by: list[str], value: str = "f1") -> pd.DataFram
     """Per group of `by`: the mean of `value` over questions with its 95% bootstrap interval, the number of
     questions and of failed ones (a failed question counts 0 in the mean). Repeated runs (a `repeat` column)
     count once per question, with the median over the repeats (the paper reports the median of three runs).
-    A group drawn from cells with a note (extlib.study.cell_note: partial, or another method version) keeps it
+    A group drawn from cells with a note (extlib.runner.cell_note: partial, or another method version) keeps it
     in `note`."""
     notes = "cell_note" in rows
     if "repeat" in rows and rows["repeat"].nunique() > 1:

@@ -10,18 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .datasets import DATASETS
-from .datasets import options as dataset_options
-from .errors import MissingFile, UserError
-from .experiments import newest_rows, not_default, row_version
-from .jsonl import read_jsonl
-from .methods import METHODS, knob_defaults
+from .runfile import load_rows, settings_apart
 
 COLUMNS = ["study", "dataset", "method", "setting", "model", "input_tokens", "window", "questions", "expected",
            "failed", "stale", "f1", "f1_low", "f1_high", "em", "calls", "prompt_tokens", "completion_tokens",
@@ -31,63 +25,6 @@ KNOWLEDGE = ["study", "dataset", "input_tokens", "model", "window"]  # what one 
 # files of the study differ (a robustness placement), whichever the method
 CELL = [*KNOWLEDGE, "placement"]
 LEAD = ("study", "setting", "placement")  # the columns a paired row takes from its reference's file
-
-
-def run_files(items: list[str | Path]) -> list[Path]:
-    """Run files named directly or found (recursively) in the folders named; a missing one is an error."""
-    paths: list[Path] = []
-    for item in map(Path, items):
-        if item.is_dir():
-            paths += sorted(item.rglob("*.jsonl"))
-        elif item.is_file():
-            paths.append(item)
-        else:
-            raise MissingFile(f"no such run file or folder: {item}")
-    return paths
-
-
-def check_versions(versions: Mapping[str, int]) -> dict[str, int]:
-    """Pinned method versions, checked: known methods, versions from 1 to the code's."""
-    for method, version in versions.items():
-        if method not in METHODS:
-            raise UserError(f"cannot pin the version of {method!r}: no such method; choose from {', '.join(METHODS)}")
-        code = METHODS[method][0].version
-        if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= code:
-            raise UserError(f"cannot pin {method} to version {version!r}: a whole number from 1 to {code} "
-                            "(the code's version)")
-    return dict(versions)
-
-
-def _latest_current_rows(path: Path, current: Mapping[str, int]) -> dict[str, dict]:
-    """Per question, its latest row of the current version of its method, else its latest row (stale): a file
-    that two versions answered keeps both, and pinning the older one reads the older rows."""
-    latest, latest_current = {}, {}
-    for row in read_jsonl(path):
-        latest[row["id"]] = row
-        if row_version(row) == current[row["spec"]["method"]]:
-            latest_current[row["id"]] = row
-    return latest | latest_current
-
-
-def load_rows(paths: list[Path], include_stale: bool = False,
-              versions: Mapping[str, int] | None = None, newest: bool = False) -> pd.DataFrame:
-    """Every question's latest row of every run file, one row per (file, question), with the run's settings
-    as columns (dataset, method, model, input_tokens, window), the file it came from, whether it failed, and
-    whether it is stale (answered by another version of its method than the code's, or than `versions` pins);
-    stale rows only with `include_stale`. With `newest`, each file's rows of its newest version
-    (experiments.newest_rows), stale or not: what a committed study is drawn from."""
-    current = {name: entry[0].version for name, entry in METHODS.items()} | check_versions(versions or {})
-    records = []
-    for path in paths:
-        for row in (newest_rows(path) if newest else _latest_current_rows(path, current)).values():
-            spec = row["spec"]
-            version = row_version(row)
-            records.append({"dataset": spec["dataset"], "method": spec["method"], "model": spec["model"],
-                            "input_tokens": spec["input_tokens"], "window": spec["context_window"],
-                            "expected": spec["n"], "file": str(path), **row, "method_version": version,
-                            "failed": bool(row["error"]), "stale": version != current[spec["method"]]})
-    rows = pd.DataFrame(records)
-    return rows if include_stale or newest or rows.empty else rows[~rows["stale"]].reset_index(drop=True)
 
 
 def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
@@ -119,7 +56,7 @@ def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.
         f1_low, f1_high = bootstrap_interval(run["f1"].tolist())
         table.append({
             "dataset": first["dataset"], "method": first["method"],
-            **_not_defaults(first["spec"]), "model": first["model"],
+            **dict(zip(("knobs", "options"), settings_apart(first["spec"]))), "model": first["model"],
             "input_tokens": first["input_tokens"], "window": first["window"], "questions": len(run),
             "expected": first["expected"], "failed": int(run["failed"].sum()), "stale": int(stale.get(file, 0)),
             "f1": run["f1"].mean(),
@@ -136,13 +73,6 @@ def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.
     out.attrs["stale"] = (everything[everything["stale"]].groupby("method").size().to_dict()
                           if len(everything) else {})
     return out
-
-
-def _not_defaults(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """A run's knobs and dataset options that are not at their defaults (those its file name counts)."""
-    options = dataset_options(spec["dataset"]) if spec["dataset"] in DATASETS else {}
-    return {"knobs": not_default(spec.get("knobs", {}), knob_defaults(spec["method"])),
-            "options": not_default(spec.get("options", {}), options)}
 
 
 def _studies(files: list[str]) -> list[str]:
@@ -215,20 +145,21 @@ def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
             f"| wall s | calls from cache |\n{rule}|---|---|---|---|---|---|---|---|---|\n")
     stale = table.attrs.get("stale", {})
     order = [c for c in ("study", "dataset", "input_tokens", "placement") if c in table]
-    ordered = table.assign(_f1=-table["f1"]).sort_values([*order, "_f1"], kind="stable")
+    ties = [c for c in ("method", "setting") if c in table]  # rows that tie are ordered by what they are
+    ordered = table.assign(_f1=-table["f1"]).sort_values([*order, "_f1", *ties], kind="stable")
     lines = [f"{first(r)} {100 * r.f1:.1f} | "
              f"{100 * r.f1_low:.0f}–{100 * r.f1_high:.0f} | {100 * r.em:.1f} | "
              f"{r.questions}/{r.expected} ({r.failed}) | {r.calls:.1f} | {r.prompt_tokens:,.0f} | "
              f"{r.completion_tokens:,.0f} | {r.seconds:.1f} | {r.cache_hits:.1f} |" for r in ordered.itertuples()]
     has_measures = table["measures"].map(bool).astype(bool)
-    measured = table[has_measures].sort_values([*order, "method"], kind="stable")
+    measured = table[has_measures].sort_values([*order, *ties], kind="stable")
     if len(measured):
         lines.append(f"\n| {names} | method measures (mean per answered question) |\n{rule}|---|")
         lines += [f"{first(r)} " + ", ".join(f"{k} {v:.2f}" for k, v in r.measures.items()) + " |"
                   for r in measured.itertuples()]
     paired = paired_differences(table, reference)
     if len(paired):
-        paired = paired.assign(_d=-paired["difference"]).sort_values([*order, "_d"], kind="stable")
+        paired = paired.assign(_d=-paired["difference"]).sort_values([*order, "_d", "method"], kind="stable")
         lines.append(f"\n| {names.replace('method', f'{reference} F1 minus')} | same questions | difference | 95% CI "
                      f"| {reference} better / tie / worse |\n{rule}|---|---|---|---|")
         lines += [f"{first(d)} {d.questions} | {100 * d.difference:+.1f} | {100 * d.low:+.0f} to {100 * d.high:+.0f} | "

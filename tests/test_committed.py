@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from extlib.cells import Cell
 from extlib.errors import ModelCallRefused
 from extlib.figures import ROOT, cells_not_current, execute, load_preset, parameters, render, up_to_date
 from extlib.methods.extagents import ExtAgents
-from extlib.study import Cell, run_study
+from extlib.runner import run_cells
 from extlib.testing import scripted_client
-from tests.test_study import three_questions
+from tests.test_runner import three_questions
 
 
 def refusing_client():
@@ -26,11 +27,11 @@ def test_a_version_bump_draws_the_old_rows_labelled_and_calls_no_model(tmp_path,
     data = three_questions(tmp_path)
     cells = [Cell("user", "extagents", 300, {"chunk_tokens": 120}, {"path": str(data)}),
              Cell("user", "direct", 300, {}, {"path": str(data)})]
-    answered = run_study(cells, scripted_client(lambda p: "Light 0 is kept by Ann 0.\nAnswer: Ann 0"),
+    answered = run_cells(cells, scripted_client(lambda p: "Light 0 is kept by Ann 0.\nAnswer: Ann 0"),
                          tmp_path / "runs", n=3, seed=0, window=1000, progress=False)
     assert set(answered["cell_note"]) == {""}
     monkeypatch.setattr(ExtAgents, "version", ExtAgents.version + 1)
-    drawn = run_study(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
+    drawn = run_cells(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
                       compute=False)
     ext = drawn[drawn.method == "extagents"]
     assert len(ext) == 3 and ext["stale"].all()
@@ -41,9 +42,9 @@ def test_a_version_bump_draws_the_old_rows_labelled_and_calls_no_model(tmp_path,
 def test_a_partial_cell_is_drawn_with_its_question_count(tmp_path):
     data = three_questions(tmp_path)
     cells = [Cell("user", "direct", 300, {}, {"path": str(data)})]
-    run_study(cells, scripted_client(lambda p: "Ann"), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
+    run_cells(cells, scripted_client(lambda p: "Ann"), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
               limit=2)
-    drawn = run_study(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
+    drawn = run_cells(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
                       compute=False)
     assert len(drawn) == 2 and set(drawn["cell_note"]) == {"2/3 questions"}
 
@@ -52,10 +53,10 @@ def test_a_rerun_staged_over_sittings_is_drawn_from_its_new_version_only(tmp_pat
     data = three_questions(tmp_path)
     cells = [Cell("user", "extagents", 300, {"chunk_tokens": 120}, {"path": str(data)})]
     reply = scripted_client(lambda p: "Light 0 is kept by Ann 0.\nAnswer: Ann 0")
-    run_study(cells, reply, tmp_path / "runs", n=3, seed=0, window=1000, progress=False)
+    run_cells(cells, reply, tmp_path / "runs", n=3, seed=0, window=1000, progress=False)
     monkeypatch.setattr(ExtAgents, "version", ExtAgents.version + 1)
-    run_study(cells, reply, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
-    drawn = run_study(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
+    run_cells(cells, reply, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
+    drawn = run_cells(cells, refusing_client(), tmp_path / "runs", n=3, seed=0, window=1000, progress=False,
                       compute=False)
     assert len(drawn) == 1 and set(drawn["method_version"]) == {ExtAgents.version}  # never mixed with the old
     assert set(drawn["cell_note"]) == {"1/3 questions"}
@@ -73,15 +74,16 @@ def test_an_offline_client_refuses_every_call(monkeypatch):
 
 
 def test_a_refused_call_stops_the_run_and_writes_no_row(tmp_path, monkeypatch):
-    from extlib.experiments import RunSpec, run
+    from extlib.cells import Cell
+    from extlib.runner import answer_cell
     from extlib.trace import Task
 
     monkeypatch.setenv("EXTAGENTS_OFFLINE", "1")
-    spec = RunSpec("toy", "direct", 300, 1, 0, "scripted", 1000)
+    spec = Cell("toy", "direct", 300, n=1, seed=0, model="scripted", context_window=1000)
     with pytest.raises(ModelCallRefused):
-        run(spec, [Task("q0", "Who?", "Ann keeps it. " * 10, ["Ann"])], scripted_client(lambda p: "Ann"),
-            tmp_path, progress=False)
-    assert not spec.path(tmp_path).exists() or not spec.path(tmp_path).read_text()
+        answer_cell(spec, [Task("q0", "Who?", "Ann keeps it. " * 10, ["Ann"])], scripted_client(lambda p: "Ann"),
+            tmp_path)
+    assert not spec.run_file(tmp_path).path.exists() or not spec.run_file(tmp_path).path.read_text()
 
 
 def test_the_cpu_preset_is_committed_and_drawn_unless_compute_is_asked_for(tmp_path):

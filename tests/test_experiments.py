@@ -7,30 +7,33 @@ import pandas as pd
 import pytest
 
 from extlib import Task
-from extlib.experiments import RunSpec, read_rows, run
+from extlib.cells import Cell
 from extlib.methods import UnknownKnob
-from extlib.results import bootstrap_interval, collect, load_rows, markdown, paired_differences
+from extlib.results import bootstrap_interval, collect, markdown, paired_differences
+from extlib.runfile import RunFile, load_rows
+from extlib.runner import answer_cell
 from extlib.testing import scripted_client
 
 TASKS = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann {i}. " * 20, [f"Ann {i}"])
          for i in range(4)]
 
 
-def spec(**changes) -> RunSpec:
+def spec(**changes) -> Cell:
     base = dict(dataset="toy", method="direct", input_tokens=200, n=4, seed=0, model="scripted",
                 context_window=1000)
-    return RunSpec(**{**base, **changes})
+    return Cell(**{**base, **changes})
 
 
 def test_a_run_writes_one_scored_row_per_question_named_by_its_settings(tmp_path):
     llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
-    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    path = answer_cell(spec(), TASKS, llm, tmp_path)
     assert path == tmp_path / "toy" / "direct__scripted__L200__W1000__n4__s0.jsonl"
-    rows = read_rows(path)
+    rows = RunFile(path).latest()
     assert sorted(rows) == ["q0", "q1", "q2", "q3"] and all(r["f1"] == 1.0 for r in rows.values())
     assert rows["q0"]["calls"][0]["role"] == "answer" and rows["q0"]["spec"]["method"] == "direct"
-    assert spec(knobs={"max_tokens": 64}).path(tmp_path) != spec().path(tmp_path)  # knobs name the file too
-    assert spec(options={"position": 0.2}).path(tmp_path) != spec().path(tmp_path)  # and dataset options
+    named = spec().run_file(tmp_path).path
+    assert spec(knobs={"max_tokens": 64}).run_file(tmp_path).path != named  # knobs name the file too
+    assert spec(options={"position": 0.2}).run_file(tmp_path).path != named  # and dataset options
     with pytest.raises(UnknownKnob, match="no method of direct has the knob chunk_tokens"):
         spec(knobs={"chunk_tokens": 64})  # direct reads no chunks: no new file name for a setting that does nothing
 
@@ -41,12 +44,13 @@ def test_a_run_named_with_or_without_its_defaults_is_one_file(tmp_path):
     every = spec(dataset="hotpotqa-longdoc", method="extagents",
                  knobs={"chunk_tokens": 512, "paragraphs": True, "rating": "llm", "rounds": 5},
                  options={"position": 0.25, "distance": 0.5})
-    assert every.path(tmp_path) == few.path(tmp_path)
-    # the committed beyond-window rows keep their names (configs/beyond_window/hotpotqa-longdoc.yaml)
-    assert few.path(tmp_path).name.endswith("__e9e0adb4.jsonl")
+    named = few.run_file(tmp_path).path
+    assert every.run_file(tmp_path).path == named
+    assert named.name.endswith("__chunk_tokens-512_paragraphs-true.jsonl")  # its settings, readable
     assert spec(dataset="hotpotqa-longdoc", method="extagents", knobs={"chunk_tokens": 512, "paragraphs": True},
-                options={"position": 0.3}).path(tmp_path) != few.path(tmp_path)  # a changed option is a new file
-    assert spec(method="extagents", knobs={"rating": "bm25"}).path(tmp_path) != spec(method="extagents").path(tmp_path)
+                options={"position": 0.3}).run_file(tmp_path).path != named  # a changed option is a new file
+    bm25 = spec(method="extagents", knobs={"rating": "bm25"})
+    assert bm25.run_file(tmp_path).path != spec(method="extagents").run_file(tmp_path).path
 
 
 def test_failed_questions_are_kept_scored_zero_and_retried_on_resume(tmp_path):
@@ -58,23 +62,23 @@ def test_failed_questions_are_kept_scored_zero_and_retried_on_resume(tmp_path):
         return "Ann " + prompt.split("Who keeps light ")[1][0]
 
     llm = scripted_client(flaky, max_retries=0)
-    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    path = answer_cell(spec(), TASKS, llm, tmp_path)
     table = collect([path]).iloc[0]
     assert table["questions"] == 4 and table["failed"] == 2 and table["f1"] == 0.5  # failures count as 0
     broken.discard("q1")
     calls_before = len(llm._client.prompts)
-    run(spec(), TASKS, llm, tmp_path, progress=False)
+    answer_cell(spec(), TASKS, llm, tmp_path)
     assert len(llm._client.prompts) - calls_before == 2  # only q1 and q2 again, not the answered ones
-    rows = read_rows(path)
+    rows = RunFile(path).latest()
     assert rows["q1"]["f1"] == 1.0 and rows["q1"]["attempt"] == 2 and rows["q2"]["error"]
-    run(spec(), TASKS, llm, tmp_path, progress=False)  # q2 has used its two attempts
-    assert read_rows(path)["q2"]["attempt"] == 2
+    answer_cell(spec(), TASKS, llm, tmp_path)  # q2 has used its two attempts
+    assert RunFile(path).latest()["q2"]["attempt"] == 2
     assert len(path.read_text().splitlines()) == 6  # every attempt is on file
 
 
 def test_collect_and_markdown_make_one_table(tmp_path):
     llm = scripted_client(lambda p: "Ann 0")
-    paths = [run(spec(method=m), TASKS, llm, tmp_path, progress=False) for m in ("direct", "drag")]
+    paths = [answer_cell(spec(method=m), TASKS, llm, tmp_path) for m in ("direct", "drag")]
     table = collect(paths)
     assert set(table["method"]) == {"direct", "drag"} and (table["em"] == 0.25).all()
     text = markdown(table)
@@ -88,7 +92,7 @@ def test_report_cli_reads_run_files_and_folders(tmp_path):
     import subprocess
     import sys
 
-    run(spec(), TASKS, scripted_client(lambda p: "Ann 0"), tmp_path, progress=False)
+    answer_cell(spec(), TASKS, scripted_client(lambda p: "Ann 0"), tmp_path)
     out = subprocess.run([sys.executable, "-m", "extlib.cli", "report", str(tmp_path), "--csv",
                           str(tmp_path / "t.csv")], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "| toy | 200 | direct |" in out.stdout
@@ -106,8 +110,8 @@ def test_retrieved_knowledge_is_cut_at_the_end_and_books_in_the_middle(tmp_path)
     seen = []
     llm = scripted_client(lambda p: seen.append(p) or "x")
     task = Task("q", "Which passage?", knowledge, ["x"])
-    run(spec(dataset="hotpotqa", input_tokens=5000), [task], llm, tmp_path, progress=False)
-    run(spec(dataset="infinitebench-en", input_tokens=5000), [task], llm, tmp_path, progress=False)
+    answer_cell(spec(dataset="hotpotqa", input_tokens=5000), [task], llm, tmp_path)
+    answer_cell(spec(dataset="infinitebench-en", input_tokens=5000), [task], llm, tmp_path)
     assert "FIRST" in seen[0] and "LAST" not in seen[0]  # front truncation: retrieval order
     assert "FIRST" in seen[1] and "LAST" in seen[1]  # middle truncation: both ends
 
@@ -129,33 +133,33 @@ def test_bootstrap_interval_and_paired_differences():
 
 def test_a_row_torn_by_a_crash_is_answered_again_and_a_broken_middle_line_is_named(tmp_path):
     llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
-    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    path = answer_cell(spec(), TASKS, llm, tmp_path)
     lines = path.read_text().splitlines()
     path.write_text("\n".join(lines[:3]) + "\n" + lines[3][:40])  # killed while writing the last row
-    assert len(read_rows(path)) == 3
+    assert len(RunFile(path).latest()) == 3
     calls_before = len(llm._client.prompts)
-    run(spec(), TASKS, llm, tmp_path, progress=False)
-    assert len(llm._client.prompts) - calls_before == 1 and len(read_rows(path)) == 4
+    answer_cell(spec(), TASKS, llm, tmp_path)
+    assert len(llm._client.prompts) - calls_before == 1 and len(RunFile(path).latest()) == 4
     assert all(json.loads(line) for line in path.read_text().splitlines())  # no row glued to the torn one
     path.write_text(lines[0] + "\n{broken\n" + lines[1] + "\n")
     with pytest.raises(ValueError, match="line 2: not a JSON row"):
-        read_rows(path)
+        RunFile(path).latest()
 
 
 def test_a_complete_last_row_missing_only_its_newline_is_kept_and_not_answered_again(tmp_path):
     llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
-    path = run(spec(), TASKS, llm, tmp_path, progress=False)
+    path = answer_cell(spec(), TASKS, llm, tmp_path)
     path.write_text(path.read_text().rstrip("\n"))  # killed after the row, before its newline
-    assert len(read_rows(path)) == 4
+    assert len(RunFile(path).latest()) == 4
     calls_before = len(llm._client.prompts)
-    run(spec(), TASKS, llm, tmp_path, progress=False)
+    answer_cell(spec(), TASKS, llm, tmp_path)
     assert len(llm._client.prompts) == calls_before  # nothing answered again, nothing lost
-    assert len(read_rows(path)) == 4 and path.read_text().endswith("\n")
+    assert len(RunFile(path).latest()) == 4 and path.read_text().endswith("\n")
 
 
 def test_load_rows_gives_every_question_with_its_run_settings(tmp_path):
     llm = scripted_client(lambda p: "Ann 0")
-    paths = [run(spec(method=m), TASKS, llm, tmp_path, progress=False) for m in ("direct", "drag")]
+    paths = [answer_cell(spec(method=m), TASKS, llm, tmp_path) for m in ("direct", "drag")]
     rows = load_rows(paths)
     assert len(rows) == 8 and set(rows["method"]) == {"direct", "drag"}
     assert rows.groupby("method")["f1"].mean().round(3).to_dict() == {"direct": 0.625, "drag": 0.625}
@@ -176,8 +180,8 @@ def test_rows_of_another_method_version_are_stale_answered_again_and_never_mixed
     from extlib.methods import DirectInput
 
     llm = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
-    path = run(spec(), TASKS, llm, tmp_path, progress=False)
-    first = read_rows(path)["q0"]
+    path = answer_cell(spec(), TASKS, llm, tmp_path)
+    first = RunFile(path).latest()["q0"]
     assert first["method_version"] == 1 and first["date"] and "model_sha256" in first
     monkeypatch.setattr(DirectInput, "version", 2)  # the method changed
     table = collect([path])
@@ -186,10 +190,10 @@ def test_rows_of_another_method_version_are_stale_answered_again_and_never_mixed
     assert "4 stale rows (direct 4: answered by another version" in markdown(table)  # said, not silently gone
     assert len(load_rows([path], include_stale=True)) == 4 and load_rows([path]).empty
     calls_before = len(llm._client.prompts)
-    run(spec(), TASKS, llm, tmp_path, progress=False)
+    answer_cell(spec(), TASKS, llm, tmp_path)
     assert len(llm._client.prompts) - calls_before == 4  # every question answered again by version 2
     table = collect([path]).iloc[0]
-    assert table["questions"] == 4 and table["stale"] == 0 and read_rows(path)["q0"]["method_version"] == 2
+    assert table["questions"] == 4 and table["stale"] == 0 and RunFile(path).latest()["q0"]["method_version"] == 2
 
 
 def test_pinning_an_older_version_reads_its_rows_beside_newer_ones(tmp_path, monkeypatch):
@@ -199,9 +203,9 @@ def test_pinning_an_older_version_reads_its_rows_beside_newer_ones(tmp_path, mon
 
     from extlib.methods import DirectInput
 
-    path = run(spec(), TASKS, scripted_client(lambda p: "Ann 0"), tmp_path, progress=False)  # version 1: F1 0.625
+    path = answer_cell(spec(), TASKS, scripted_client(lambda p: "Ann 0"), tmp_path)  # version 1: F1 0.625
     monkeypatch.setattr(DirectInput, "version", 2)
-    run(spec(), TASKS, scripted_client(lambda p: "nobody"), tmp_path, progress=False)  # version 2: F1 0
+    answer_cell(spec(), TASKS, scripted_client(lambda p: "nobody"), tmp_path)  # version 2: F1 0
     assert collect([path]).iloc[0]["f1"] == 0.0  # the code's version by default
     pinned = collect([path], versions={"direct": 1}).iloc[0]
     assert pinned["questions"] == 4 and pinned["f1"] == 0.625 and pinned["stale"] == 0  # every question has a v1 row
@@ -222,13 +226,13 @@ def test_pinning_an_older_version_reads_its_rows_beside_newer_ones(tmp_path, mon
 def test_one_table_holds_every_study_with_each_files_study_and_distinguishing_setting(tmp_path):
     right = scripted_client(lambda p: "Ann " + p.split("Who keeps light ")[1][0])
     wrong = scripted_client(lambda p: "nobody")
-    run(spec(), TASKS, right, tmp_path / "scaling", progress=False)
-    run(spec(method="drag"), TASKS, wrong, tmp_path / "scaling", progress=False)
+    answer_cell(spec(), TASKS, right, tmp_path / "scaling")
+    answer_cell(spec(method="drag"), TASKS, wrong, tmp_path / "scaling")
     for depth, llm in ((0.1, right), (0.6, wrong)):  # a placement sweep: the same method in two cells
-        run(spec(dataset="user", options={"path": "x.jsonl", "position": depth}), TASKS, llm, tmp_path / "robust",
-            progress=False)
-    run(spec(dataset="user", method="drag", options={"path": "x.jsonl", "position": 0.1}), TASKS, wrong,
-        tmp_path / "robust", progress=False)
+        answer_cell(spec(dataset="user", options={"path": "x.jsonl", "position": depth}), TASKS, llm,
+                    tmp_path / "robust")
+    answer_cell(spec(dataset="user", method="drag", options={"path": "x.jsonl", "position": 0.1}), TASKS, wrong,
+                tmp_path / "robust")
     table = collect(sorted(tmp_path.rglob("*.jsonl")))
     assert sorted(zip(table["study"], table["method"], table["setting"])) == [
         ("robust", "direct", "position=0.1"), ("robust", "direct", "position=0.6"), ("robust", "drag", "position=0.1"),
@@ -241,14 +245,14 @@ def test_one_table_holds_every_study_with_each_files_study_and_distinguishing_se
         ["robust", "position=0.1", "drag", 1.0], ["scaling", "", "drag", 1.0]]
     one_study = markdown(collect(sorted((tmp_path / "scaling").rglob("*.jsonl"))), reference="direct")
     assert one_study.startswith("| dataset | L | method | F1 |")  # a single study's table is as it always was
-    nested = collect(sorted(tmp_path.rglob("*.jsonl")) + [run(spec(), TASKS, right, tmp_path / "more" / "robust",
-                                                             progress=False)])
+    nested = collect(sorted(tmp_path.rglob("*.jsonl")) + [answer_cell(spec(), TASKS, right,
+                                                                      tmp_path / "more" / "robust")])
     assert sorted(set(nested["study"])) == ["more/robust", "robust", "scaling"]  # named from the folder they share
 
 
 def test_a_setting_at_its_default_sets_no_file_apart():
-    from extlib.results import _not_defaults
+    from extlib.runfile import settings_apart
 
     spec = {"dataset": "hotpotqa-longdoc", "method": "extagents", "knobs": {"rounds": 5, "rating": "bm25"},
             "options": {"position": 0.25, "distance": 0.6}}
-    assert _not_defaults(spec) == {"knobs": {"rating": "bm25"}, "options": {"distance": 0.6}}
+    assert settings_apart(spec) == ({"rating": "bm25"}, {"distance": 0.6})

@@ -61,14 +61,15 @@ def test_a_study_computes_the_methods_and_variants_asked_and_draws_all_of_an_ear
 
 def test_compare_notebook_draws_quality_against_cost_from_run_files(tmp_path):
     from extlib import Task
-    from extlib.experiments import RunSpec, run
+    from extlib.cells import Cell
+    from extlib.runner import answer_cell
     from extlib.testing import scripted_client
 
     tasks = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann. " * 20, ["Ann"]) for i in range(3)]
     for method in ("direct", "drag"):
         for length in (200, 800):
-            spec = RunSpec("toy", method, length, 3, 0, "scripted", 1000)
-            run(spec, tasks, scripted_client(lambda p: "Ann"), tmp_path / "runs", progress=False)
+            spec = Cell("toy", method, length, n=3, seed=0, model="scripted", context_window=1000)
+            answer_cell(spec, tasks, scripted_client(lambda p: "Ann"), tmp_path / "runs")
     papermill.execute_notebook(str(NOTEBOOKS / "compare_methods.ipynb"), str(tmp_path / "out.ipynb"),
                                cwd=str(NOTEBOOKS), parameters={"run_dir": str(tmp_path / "runs"), "dataset": "toy",
                                                                "figure_dir": str(tmp_path)},
@@ -80,7 +81,8 @@ def test_beyond_window_notebook_draws_the_study_and_checks_its_targets(tmp_path)
     import json
 
     from extlib import Task
-    from extlib.experiments import RunSpec, run
+    from extlib.cells import Cell
+    from extlib.runner import answer_cell
     from extlib.testing import scripted_client
 
     tasks = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann. " * 20, ["Ann"]) for i in range(3)]
@@ -91,8 +93,8 @@ def test_beyond_window_notebook_draws_the_study_and_checks_its_targets(tmp_path)
     answers = {"extagents": reader, "direct": lambda p: "Bob", "mapreduce": lambda p: "Bob"}
     for method, reply in answers.items():
         knobs = {"chunk_tokens": 200} if method != "direct" else {}
-        spec = RunSpec("hotpotqa-longdoc", method, 8192, 3, 2, "scripted", 1024, knobs)
-        run(spec, tasks, scripted_client(reply), tmp_path / "rows", progress=False)
+        spec = Cell("hotpotqa-longdoc", method, 8192, knobs, n=3, seed=2, model="scripted", context_window=1024)
+        answer_cell(spec, tasks, scripted_client(reply), tmp_path / "rows")
     out = tmp_path / "out.ipynb"
     papermill.execute_notebook(str(NOTEBOOKS / "beyond_window.ipynb"), str(out), cwd=str(NOTEBOOKS),
                                parameters={"rows_dir": str(tmp_path / "rows"), "figure_dir": str(tmp_path),

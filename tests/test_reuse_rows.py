@@ -46,7 +46,7 @@ def test_the_cpu_preset_reuses_the_beyond_window_books_under_the_names_its_scali
 
 def test_the_cpu_scaling_notebook_names_its_4x_and_8x_book_cells_as_the_committed_rows():
     """The cells 01_scaling builds under the cpu preset (as its second cell does) find the beyond-window files."""
-    from extlib.experiments import RunSpec
+    from extlib.cells import Cell
     from extlib.methods import knobs_for
 
     config = figures.load_preset("cpu")
@@ -58,6 +58,7 @@ def test_the_cpu_scaling_notebook_names_its_4x_and_8x_book_cells_as_the_committe
         options = {"position": plan["position"], "distance": plan["distance"]}
         for method, method_knobs in knobs.items():
             for x in (4, 8):
-                spec = RunSpec(dataset, method, x * window, plan["n"], seed, "qwen2.5-1.5b", window, method_knobs,
-                               options)
-                assert spec.path(figures.ROOT / "results/cpu/beyond_window").exists(), spec.path(figures.ROOT)
+                cell = Cell(dataset, method, x * window, method_knobs, options, n=plan["n"], seed=seed,
+                            model="qwen2.5-1.5b", context_window=window)
+                path = cell.run_file(figures.ROOT / "results/cpu/beyond_window").path
+                assert path.exists(), path

@@ -10,9 +10,10 @@ import time
 import pytest
 
 from extlib import LocalServer, Task
+from extlib.cells import Cell
 from extlib.errors import SetupError
-from extlib.experiments import RunSpec, run
 from extlib.jsonl import read_jsonl
+from extlib.runner import answer_cell
 
 from .conftest import TEST_MODEL
 
@@ -38,12 +39,12 @@ def kill_after_first_row(server: LocalServer, path, deadline_s: float = 600) -> 
 def test_a_server_killed_mid_run_leaves_the_question_recorded_and_the_rerun_completes_it(tmp_path):
     tasks = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann Vale {i}. " + "The sea is grey. " * 60,
                   [f"Ann Vale {i}"]) for i in range(4)]
-    spec = RunSpec("toy", "direct", 700, len(tasks), 0, TEST_MODEL, WINDOW)
-    path = spec.path(tmp_path)
+    spec = Cell("toy", "direct", 700, n=len(tasks), seed=0, model=TEST_MODEL, context_window=WINDOW)
+    path = spec.run_file(tmp_path).path
     with LocalServer(TEST_MODEL, context_window=WINDOW) as server:
         watcher = kill_after_first_row(server, path)
         with pytest.raises(SetupError, match="stopped answering") as stopped:
-            run(spec, tasks, server.client(backoff_s=0.05, max_retries=2), tmp_path, progress=False)
+            answer_cell(spec, tasks, server.client(backoff_s=0.05, max_retries=2), tmp_path)
         watcher.join(timeout=5)
     assert "the same command run again" in str(stopped.value)
     rows = read_jsonl(path)
@@ -52,7 +53,7 @@ def test_a_server_killed_mid_run_leaves_the_question_recorded_and_the_rerun_comp
     assert "stopped answering" in failed[0]["error"] and failed[0]["attempt"] == 0  # its attempts are intact
 
     with LocalServer(TEST_MODEL, context_window=WINDOW) as server:
-        run(spec, tasks, server.client(), tmp_path, progress=False)
+        answer_cell(spec, tasks, server.client(), tmp_path)
     latest = {r["id"]: r for r in read_jsonl(path)}
     assert sorted(latest) == [t.id for t in tasks] and not any(r["error"] for r in latest.values())
     assert sum(r["f1"] for r in latest.values()) > 0  # real answers, not empty rows

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
+from extlib.cells import Cell, check_keyed_by_panel, panel_dataset
 from extlib.errors import UserError
-from extlib.study import Cell, check_keyed_by_panel, panel_dataset, run_study
+from extlib.runner import run_cells
 from extlib.testing import scripted_client
 
 
@@ -24,11 +25,11 @@ def test_a_study_goes_question_by_question_across_cells_and_a_finished_one_asks_
     user = {"path": str(data)}
     cells = [Cell("user", "direct", 300, {}, user, label="short"),
              Cell("user", "direct", 400, {"max_tokens": 20}, user, label="long", extra={"x": 2})]
-    rows = run_study(cells, llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
+    rows = run_cells(cells, llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
     assert asked[0] == asked[1] != asked[2] == asked[3]  # question 1 in every cell, then question 2
     assert len(rows) == 4 and set(rows["label"]) == {"short", "long"}
     assert rows.loc[rows.label == "long", "x"].eq(2).all()
-    again = run_study(cells, llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
+    again = run_cells(cells, llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
     assert len(asked) == 4 and len(again) == 4  # everything answered: no model call, the same rows
 
 
@@ -38,13 +39,13 @@ def test_a_staged_study_answers_up_to_its_limit_in_every_cell_and_goes_on_from_t
     llm = scripted_client(lambda p: asked.append(p) or "Ann")
     cells = [Cell("user", "direct", 300, {}, {"path": str(data)}, label=label) for label in ("a", "b")]
     cells[1].knobs = {"max_tokens": 20}
-    first = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
+    first = run_cells(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
     assert len(asked) == 2 and first.groupby("label").size().to_dict() == {"a": 1, "b": 1}
-    second = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=2)
+    second = run_cells(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=2)
     assert len(asked) == 4 and second.groupby("label").size().to_dict() == {"a": 2, "b": 2}
-    again = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
+    again = run_cells(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=1)
     assert len(asked) == 4 and len(again) == 2  # the rows of the questions up to the limit, though more exist
-    rest = run_study(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=5)
+    rest = run_cells(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False, limit=5)
     assert len(asked) == 6 and len(rest) == 6  # a limit past n answers all n
 
 
@@ -68,10 +69,24 @@ def test_a_drawn_cell_is_never_computed_and_is_labelled_when_its_rows_fall_short
     llm = scripted_client(lambda p: asked.append(p) or "Ann")
     user = {"path": str(data)}
     earlier = Cell("user", "direct", 400, {}, user, label="kept")
-    run_study([earlier], llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False, limit=1)
+    run_cells([earlier], llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False, limit=1)
     assert len(asked) == 1
     computed = Cell("user", "direct", 300, {}, user, label="computed")
     kept = Cell("user", "direct", 400, {}, user, label="kept", drawn=True)
-    rows = run_study([computed, kept], llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
+    rows = run_cells([computed, kept], llm, tmp_path / "runs", n=2, seed=0, window=1000, progress=False)
     assert len(asked) == 3  # two questions of the computed cell, none of the drawn one
     assert rows.groupby("label")["cell_note"].first().to_dict() == {"computed": "", "kept": "1/2 questions"}
+
+
+def test_a_cell_bound_to_a_run_writes_the_header_the_committed_rows_carry():
+    """Cell(**row["spec"]) reads a header back, and a bound cell writes it with the same keys in the same order."""
+    from pathlib import Path
+
+    committed_file = sorted(Path(__file__).parents[1].glob("results/cpu/01_scaling/en-bridge/extagents__*.jsonl"))[0]
+    header = json.loads(committed_file.read_text(encoding="utf-8").splitlines()[0])["spec"]
+    assert list(Cell(**header).spec().items()) == list(header.items())
+    cell = Cell(header["dataset"], header["method"], header["input_tokens"], header["knobs"], header["options"])
+    bound = cell.bind(header["n"], header["seed"], header["model"], header["context_window"])
+    assert list(bound.spec().items()) == list(header.items()) and bound.label == "extagents"
+    with pytest.raises(ValueError, match="not bound to a run"):
+        cell.spec()
