@@ -6,7 +6,7 @@ first hop, whether the answering KAR step read both, and what it answered. Reads
     .venv/bin/python benchmarks/evidence_account.py --version 13 --against 12 \
         results/dev/design/en-bridge/extagents__*__chunk_tokens-384_seek_max_tokens-128.jsonl
     .venv/bin/python benchmarks/evidence_account.py --version 20 --against 19 \
-        --against-file results/dev/design/zh-bridge/extagents__qwen2.5-1.5b__L4096__W1024__n30__s0__chunk_tokens-384_seek_max_tokens-128.jsonl \
+        --against-file results/dev/design/zh-bridge/extagents__*L4096*__chunk_tokens-384_seek_max_tokens-128.jsonl \
         results/dev/design-prompt-cache/zh-bridge/extagents__*.jsonl
 
 Classes (the first that applies): right (the answer holds a gold answer: "湖南省" for "湖南", not "江苏" for "浙江",
