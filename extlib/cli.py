@@ -18,7 +18,16 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from .cells import Cell
-from .cli_flags import add_config_flags, add_knob_flags, bounded, config_argv, config_from_flags, given_knobs, positive
+from .cli_flags import (
+    add_config_flags,
+    add_knob_flags,
+    bounded,
+    config_argv,
+    config_from_flags,
+    config_paths,
+    given_knobs,
+    positive,
+)
 from .datasets import DATASETS, check_options, load_tasks, prepare, read_ids
 from .datasets import options as dataset_options
 from .documents import read_document
@@ -95,6 +104,8 @@ def build_parser() -> Parser:
     run_.add_argument("--limit", type=positive, help="answer only the first LIMIT of the n questions now (a staged "
                       "run: raise it later and the same run files continue)")
     run_.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a dataset option")
+    run_.add_argument("--cap", default="", metavar="L=K,...", help="answer at most K questions at length L (e.g. "
+                      "4096=15: a dear length stopped early; in a config file cap: {4096: 15})")
     run_.add_argument("--out", default="runs", help="folder of run files (default runs/)")
     add_knob_flags(run_, exclude=("input_tokens",))  # set by --lengths
     _engine_args(run_, reasoning=True)
@@ -308,7 +319,19 @@ def _lengths(text: str | None) -> list[int]:
     return lengths
 
 
-def run_experiments(args: argparse.Namespace) -> int:
+def _caps(text: str) -> dict[int, int]:
+    caps = {}
+    for item in filter(None, text.split(",")):
+        length, _, count = item.partition("=")
+        try:
+            caps[int(length)] = int(count)
+        except ValueError:
+            raise UserError(f"--cap {text!r}: write LENGTH=QUESTIONS pairs, e.g. 4096=15") from None
+    return caps
+
+
+def _cells(args: argparse.Namespace) -> list[Cell]:
+    """One experiment's cells (its lengths x methods), each with the experiment's draw and window."""
     if not args.dataset:
         raise UserError("--dataset is required (here or as dataset: in --config)")
     names = _method_names(args.method, allow_all=True)
@@ -318,11 +341,27 @@ def run_experiments(args: argparse.Namespace) -> int:
     per_method = knobs_for(names, knobs)
     options = _key_values(args.option, "--option")
     check_options(args.dataset, options)
-    ids = read_ids(args.ids)  # a missing or broken ids file is named before any model is loaded
-    cells = [Cell(args.dataset, name, length, per_method[name], options) for length in lengths for name in names]
-    with clients(_engine(args)) as (llm, reasoner):
-        rows = run_cells(cells, llm, args.out, n=args.n, seed=args.seed, window=window, limit=args.limit or 0,
-                         ids=ids, reasoning_llm=reasoner)
+    caps = _caps(args.cap)
+    if stray := sorted(set(caps) - set(lengths)):
+        raise UserError(f"--cap names lengths {stray} that --lengths {args.lengths} does not have")
+    return [Cell(args.dataset, name, length, per_method[name], options, n=args.n, seed=args.seed,
+                 context_window=window, cap=caps.get(length, 0)) for length in lengths for name in names]
+
+
+def run_experiments(runs: list[argparse.Namespace]) -> int:
+    """Every experiment's cells answered in one run, question by question across all of them, on one engine (a
+    server with the largest window of the experiments; each cell's method keeps to its own)."""
+    cells = [cell for args in runs for cell in _cells(args)]
+    first = runs[0]
+    engines = [{**asdict(_engine(args)), "context_window": None} for args in runs]
+    for args, engine in zip(runs[1:], engines[1:]):
+        if (args.out, args.ids, engine) != (first.out, first.ids, engines[0]):
+            raise UserError(f"the experiments of --config {first.config} differ in their folder (out), ids or engine "
+                            f"({args.dataset} against {first.dataset}): one run has one of each")
+    ids = read_ids(first.ids)  # a missing or broken ids file is named before any model is loaded
+    engine = replace(_engine(first), context_window=max(cell.context_window for cell in cells))
+    with clients(engine) as (llm, reasoner):
+        rows = run_cells(cells, llm, first.out, limit=first.limit or 0, ids=ids, reasoning_llm=reasoner)
     from .results import collect, markdown
 
     table = collect(list(dict.fromkeys(map(Path, rows["cell_file"]))))
@@ -417,13 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.verb == "run" and args.config:
-            run_parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
-            from_file = config_argv(args.config, run_parser)
-            try:
-                parser.parse_args(["run", *from_file])
-            except UserError as exc:
-                raise UserError(f"--config {args.config}: {exc}") from None
-            args = parser.parse_args(["run", *from_file, *argv[1:]])  # flags given here come last and win
+            return run_experiments([_from_config(parser, path, argv[1:]) for path in config_paths(args.config)])
         return dispatch(args)
     except (UserError, SetupError, ModelCallRefused, LLMError) as exc:
         print(f"extagents: error: {exc}", file=sys.stderr)
@@ -431,6 +464,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("extagents: interrupted", file=sys.stderr)
         return 130
+
+
+def _from_config(parser: argparse.ArgumentParser, path: str, given: list[str]) -> argparse.Namespace:
+    """An experiment file's settings checked as `run` flags, then the flags given on the command line (they win)."""
+    run_parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
+    from_file = config_argv(path, run_parser)
+    try:
+        parser.parse_args(["run", *from_file])
+    except UserError as exc:
+        raise UserError(f"--config {path}: {exc}") from None
+    return parser.parse_args(["run", *from_file, *given])
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -445,7 +489,7 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.verb == "infbench-plus":
         return infbench_plus(args)
     if args.verb == "run":
-        return run_experiments(args)
+        return run_experiments([args])
     if args.verb == "report":
         return report(args)
     if args.verb == "figures":

@@ -116,10 +116,7 @@ def given_knobs(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in knob_fields() if getattr(args, name, None) is not None}
 
 
-def config_argv(path: str, run_parser: argparse.ArgumentParser) -> list[str]:
-    """The settings of a YAML experiment file as `run` flags, to be checked by the same parser. Keys are the
-    flags' names (`lengths: [2000, 8000]`, `no_cache: true`), with `knobs:` (method knobs) and `options:`
-    (dataset options) as maps."""
+def _settings(path: str) -> dict[str, Any]:
     import yaml
 
     try:
@@ -130,6 +127,31 @@ def config_argv(path: str, run_parser: argparse.ArgumentParser) -> list[str]:
         raise SettingsError(f"--config {path} is not valid YAML: {exc}") from exc
     if not isinstance(settings, dict):
         raise SettingsError(f"--config {path}: expected a mapping of settings, e.g. `dataset: hotpotqa`")
+    return settings
+
+
+def config_paths(path: str) -> list[str]:
+    """The experiment files a config stands for: the files its `experiments:` list names (paths beside it), all
+    answered in one run, or the config itself."""
+    settings = _settings(path)
+    if "experiments" not in settings:
+        return [path]
+    listed = settings["experiments"]
+    if set(settings) != {"experiments"} or not isinstance(listed, list) or not listed or \
+            not all(isinstance(item, str) for item in listed):
+        raise SettingsError(f"--config {path}: experiments: is a list of experiment files (paths beside it) and "
+                            "the file's only setting")
+    paths = [str(Path(path).parent / item) for item in listed]
+    if nested := [p for p in paths if "experiments" in _settings(p)]:
+        raise SettingsError(f"--config {path}: {nested[0]} lists experiments itself; list experiment files only")
+    return paths
+
+
+def config_argv(path: str, run_parser: argparse.ArgumentParser) -> list[str]:
+    """The settings of a YAML experiment file as `run` flags, to be checked by the same parser. Keys are the
+    flags' names (`lengths: [2000, 8000]`, `no_cache: true`, `cap: {4096: 15}`), with `knobs:` (method knobs) and
+    `options:` (dataset options) as maps."""
+    settings = _settings(path)
     flags = {a.dest: a for a in run_parser._actions if a.option_strings and a.dest not in ("help", "config")}
     knobs = {dest for dest in flags if dest in knob_fields()}
     keys = set(flags) - knobs - {"option"}
@@ -159,6 +181,8 @@ def _as_flag(action: argparse.Action, value: Any) -> list[str]:
         return [flag] if value else []
     if isinstance(value, list):
         value = ",".join(map(str, value))
+    if isinstance(value, dict):
+        value = ",".join(f"{k}={v}" for k, v in value.items())
     return [flag, str(value)]
 
 

@@ -120,15 +120,59 @@ def test_the_checked_in_experiment_configs_parse():
     import argparse
 
     from extlib.cli import build_parser
-    from extlib.cli_flags import config_argv
+    from extlib.cli_flags import config_argv, config_paths
 
     parser = build_parser()
     run = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
     configs = sorted((DATA.parent.parent / "configs").glob("*.yaml"))
     assert configs
     for config in configs:
-        args = parser.parse_args(["run", *config_argv(str(config), run)])
-        assert args.dataset and args.lengths
+        for experiment in config_paths(str(config)):
+            args = parser.parse_args(["run", *config_argv(experiment, run)])
+            assert args.dataset and args.lengths
+    assert [Path(p).name for p in config_paths(str(configs[0].parent / "beyond_window.yaml"))] == [
+        "hotpotqa-longdoc.yaml", "zh-longdoc.yaml", "hotpotqa.yaml"]
+
+
+def test_a_config_of_experiments_is_their_cells_in_one_run_and_a_cap_stops_a_length_early(tmp_path):
+    import argparse
+
+    from extlib.cli import _cells, build_parser
+    from extlib.cli_flags import config_argv, config_paths
+
+    (tmp_path / "long.yaml").write_text("dataset: hotpotqa-longdoc\nmethod: extagents,direct\nlengths: [4096, 8192]\n"
+                                        "n: 30\nseed: 2\ncap: {4096: 15}\nknobs: {context_window: 1024}\n")
+    (tmp_path / "short.yaml").write_text("dataset: hotpotqa\nmethod: direct\nlengths: [2000]\nn: 30\nseed: 2\n"
+                                         "knobs: {context_window: 2048}\n")
+    (tmp_path / "both.yaml").write_text("experiments: [long.yaml, short.yaml]\n")
+    parser = build_parser()
+    run = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
+    cells = [cell for path in config_paths(str(tmp_path / "both.yaml"))
+             for cell in _cells(parser.parse_args(["run", *config_argv(path, run)]))]
+    assert [(c.dataset, c.method, c.input_tokens, c.cap, c.context_window) for c in cells] == [
+        ("hotpotqa-longdoc", "extagents", 4096, 15, 1024), ("hotpotqa-longdoc", "direct", 4096, 15, 1024),
+        ("hotpotqa-longdoc", "extagents", 8192, 0, 1024), ("hotpotqa-longdoc", "direct", 8192, 0, 1024),
+        ("hotpotqa", "direct", 2000, 0, 2048)]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("experiments: [a.yaml]\nn: 3\n", "experiments: is a list of experiment files"),
+    ("experiments: []\n", "experiments: is a list of experiment files"),
+    ("experiments: [nested.yaml]\n", "nested.yaml lists experiments itself"),
+    ("experiments: [missing.yaml]\n", "cannot read --config"),
+])
+def test_a_config_of_experiments_that_is_not_one_is_named(tmp_path, text, message):
+    (tmp_path / "nested.yaml").write_text("experiments: [a.yaml]\n")
+    (tmp_path / "both.yaml").write_text(text)
+    result = cli("run", "--config", str(tmp_path / "both.yaml"))
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_a_cap_on_a_length_the_run_does_not_have_is_named(tmp_path):
+    result = cli("run", "--dataset", "hotpotqa", "--lengths", "2000", "--cap", "4096=15")
+    assert result.returncode == 2 and "--cap names lengths [4096]" in result.stderr, result.stderr
+    result = cli("run", "--dataset", "hotpotqa", "--lengths", "2000", "--cap", "2000:15")
+    assert result.returncode == 2 and "write LENGTH=QUESTIONS pairs" in result.stderr, result.stderr
 
 
 @pytest.fixture
