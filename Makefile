@@ -100,18 +100,17 @@ beyond-window: data
 	$(BIN)/extagents report results/cpu/beyond_window
 	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb -y 'method_versions: {}'
 
-# Issue 16's study (results/cpu/README.md): the cpu preset's scaling, ablation and robustness notebooks, one
-# question at a time across all their cells (sitting k answers question k of every cell that lacks it; a finished
-# sitting replays in seconds), the rows committed under results/cpu/, so it resumes where it stopped, on any
-# machine. STUDY_LIMIT=K stops after question K (40 to 70 minutes a question on 2 cores, by machine). Once every
-# question is answered, `extagents figures --preset cpu --compute` runs the rest: 03_latency measures times, so
-# nothing else may run then. Computing is always this explicit: `make figures` only draws the committed rows.
+# Issue 16's study (results/cpu/README.md): the cpu preset's scaling, ablation and robustness notebooks' cells
+# answered one question at a time across all of them on one server (question k of every cell that lacks it, then
+# k+1), the rows committed under results/cpu/, so it resumes where it stopped, on any machine; then the figures are
+# drawn from the rows. STUDY_LIMIT=K stops after question K (40 to 90 minutes a question on 2 cores, by machine).
+# Once every question is answered, `extagents figures --preset cpu --compute` runs the rest: 03_latency measures
+# times, so nothing else may run then. Computing is always this explicit: `make figures` only draws the rows.
 STUDY_LIMIT ?= 30
 STUDY := 01_scaling,02_ablation,05_robustness
 study: data
-	for k in $$(seq 1 $(STUDY_LIMIT)); do \
-		$(BIN)/extagents figures --preset cpu --compute --only $(STUDY) --limit $$k || exit 1; \
-	done
+	$(BIN)/extagents run --preset cpu --only $(STUDY) --limit $(STUDY_LIMIT)
+	$(BIN)/extagents figures --preset cpu
 
 bench: data
 	$(BIN)/python benchmarks/overhead.py

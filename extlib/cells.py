@@ -37,6 +37,7 @@ class Cell:
     extra: dict[str, Any] = field(default_factory=dict)  # columns copied into the cell's rows (e.g. a depth)
     drawn: bool = False  # drawn from the rows on disk, never computed: an earlier study's cell, kept with its version
     cap: int = 0  # answer at most this many of its n questions (0: all), e.g. a dear length stopped early
+    folder: str = ""  # its study's folder under the run's root (a run of several notebooks' cells), "" for the root
 
     def __post_init__(self) -> None:
         knobs_for([self.method], self.knobs)  # a knob this method does not take is an error, not a new file name
@@ -60,7 +61,7 @@ class Cell:
         return spec
 
     def run_file(self, root: str | Path) -> RunFile:
-        return RunFile.locate(root, self.spec())
+        return RunFile.locate(Path(root) / self.folder, self.spec())
 
     def make_method(self) -> Method:
         """The method with the cell's window, length and knobs; the dataset's truncation unless a knob says."""

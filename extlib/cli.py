@@ -104,6 +104,9 @@ def build_parser() -> Parser:
     run_.add_argument("--limit", type=positive, help="answer only the first LIMIT of the n questions now (a staged "
                       "run: raise it later and the same run files continue)")
     run_.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a dataset option")
+    run_.add_argument("--preset", help="compute the cells of a preset's study notebooks (with --only), e.g. cpu; "
+                      "extagents figures --preset then draws them")
+    run_.add_argument("--only", default="", help="with --preset: the study notebooks, e.g. 01_scaling,02_ablation")
     run_.add_argument("--cap", default="", metavar="L=K,...", help="answer at most K questions at length L (e.g. "
                       "4096=15: a dear length stopped early; in a config file cap: {4096: 15})")
     run_.add_argument("--out", default="runs", help="folder of run files (default runs/)")
@@ -124,9 +127,6 @@ def build_parser() -> Parser:
                          help="write the executed notebooks and figures under DIR instead of "
                               "results/<preset>/notebooks and figures/<preset>; the rows are still read from "
                               "results/<preset>")
-    figures.add_argument("--limit", type=int, default=0, metavar="K",
-                         help="the study notebooks answer questions up to K of every cell this sitting (0: all n); "
-                              "a staged study raises K sitting by sitting (make study)")
 
     survey = verbs.add_parser("survey", help="write a survey with numbered citations from a source collection "
                               "(ExtAgents and the AutoSurvey baseline) and judge the two pairwise")
@@ -379,7 +379,7 @@ def figures(args: argparse.Namespace) -> int:
             raise UserError(f"--set {notebook}: write NOTEBOOK.KEY=VALUE, e.g. 01_scaling.n=5")
         overrides.setdefault(notebook, {}).update(values)
     only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
-    for path in render(args.preset, only, overrides, force=args.force, limit=args.limit, compute=args.compute,
+    for path in render(args.preset, only, overrides, force=args.force, compute=args.compute,
                        out=Path(args.out) if args.out else None):
         print(f"executed copy: {path}")
     return 0
@@ -456,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.verb == "run" and args.config:
+            if args.preset:
+                raise UserError("--preset takes its cells from the preset's notebooks: give no --config with it")
             return run_experiments([_from_config(parser, path, argv[1:]) for path in config_paths(args.config)])
         return dispatch(args)
     except (UserError, SetupError, ModelCallRefused, LLMError) as exc:
@@ -464,6 +466,24 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("extagents: interrupted", file=sys.stderr)
         return 130
+
+
+def run_preset(args: argparse.Namespace) -> int:
+    """The cells of a preset's study notebooks, question by question across all of them, on one server."""
+    from .figures import load_preset, preset_cells, reuse
+
+    if args.dataset:
+        raise UserError("--preset takes its cells from the preset's notebooks: give no --dataset (or --config) with it")
+    if not args.only:
+        raise UserError("--preset needs --only, the study notebooks to compute, e.g. --only 01_scaling,02_ablation")
+    only = args.only.split(",")
+    cells, engine, results = preset_cells(args.preset, only)
+    reuse(load_preset(args.preset), only, results)  # rows of another study with the same settings, copied in
+    with clients(engine) as (llm, _):
+        rows = run_cells(cells, llm, results, limit=args.limit or 0)
+    print(f"{rows['cell_file'].nunique()} run files under {results}, {len(rows)} rows up to question "
+          f"{args.limit or 'n'}; extagents figures --preset {args.preset} draws them")
+    return 1 if rows["failed"].any() else 0
 
 
 def _from_config(parser: argparse.ArgumentParser, path: str, given: list[str]) -> argparse.Namespace:
@@ -489,7 +509,7 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.verb == "infbench-plus":
         return infbench_plus(args)
     if args.verb == "run":
-        return run_experiments([args])
+        return run_preset(args) if args.preset else run_experiments([args])
     if args.verb == "report":
         return report(args)
     if args.verb == "figures":

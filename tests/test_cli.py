@@ -246,5 +246,5 @@ def test_figures_passes_compute_and_out_to_render(main, capsys, monkeypatch, fla
 
     monkeypatch.setattr("extlib.figures.render", render)
     assert main(["figures", "--preset", "cpu", "--only", "01_scaling", *flags]) == 0
-    assert calls == [("cpu", ["01_scaling"], {}, {"force": False, "limit": 0, "compute": compute, "out": out})]
+    assert calls == [("cpu", ["01_scaling"], {}, {"force": False, "compute": compute, "out": out})]
     assert "executed copy: executed.ipynb" in capsys.readouterr().out
