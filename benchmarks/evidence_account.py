@@ -30,7 +30,7 @@ from extlib.datasets import default_tokenizer, load_tasks, truncation  # noqa: E
 from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods import make_method  # noqa: E402
 from extlib.metrics import normalize_answer  # noqa: E402
-from extlib.results import bootstrap_interval  # noqa: E402
+from extlib.tables import bootstrap_interval  # noqa: E402
 
 
 def hop_markers(task_meta: dict) -> list[str]:

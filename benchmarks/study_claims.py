@@ -30,8 +30,8 @@ from extlib.chunking import evidence_kept  # noqa: E402
 from extlib.datasets import truncation  # noqa: E402
 from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods.extagents import ExtAgents  # noqa: E402
-from extlib.results import bootstrap_interval  # noqa: E402
 from extlib.runfile import load_rows, run_files  # noqa: E402
+from extlib.tables import bootstrap_interval  # noqa: E402
 
 CPU = ROOT / "results" / "cpu"
 PROMPT_PRICE, COMPLETION_PRICE = 0.15, 0.60  # dollars per 1M tokens, gpt-4o-mini (the cost notebook's)

@@ -362,7 +362,7 @@ def run_experiments(runs: list[argparse.Namespace]) -> int:
     engine = replace(_engine(first), context_window=max(cell.context_window for cell in cells))
     with clients(engine) as (llm, reasoner):
         rows = run_cells(cells, llm, first.out, limit=first.limit or 0, ids=ids, reasoning_llm=reasoner)
-    from .results import collect, markdown
+    from .tables import collect, markdown
 
     table = collect(list(dict.fromkeys(map(Path, rows["cell_file"]))))
     print(markdown(table))
@@ -370,7 +370,7 @@ def run_experiments(runs: list[argparse.Namespace]) -> int:
 
 
 def figures(args: argparse.Namespace) -> int:
-    from .figures import render
+    from .presets import render
 
     overrides: dict[str, dict] = {}
     for notebook, values in ((k.partition(".")[0], {k.partition(".")[2]: v})
@@ -432,8 +432,8 @@ def method_versions(text: str) -> dict[str, int]:
 
 
 def report(args: argparse.Namespace) -> int:
-    from .results import collect, markdown, write_csv  # pandas, scipy: only for tables
     from .runfile import check_versions, run_files
+    from .tables import collect, markdown, write_csv  # pandas, scipy: only for tables
 
     try:
         check_versions(args.versions)
@@ -470,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_preset(args: argparse.Namespace) -> int:
     """The cells of a preset's study notebooks, question by question across all of them, on one server."""
-    from .figures import load_preset, preset_cells, reuse
+    from .presets import load_preset, preset_cells, reuse
 
     if args.dataset:
         raise UserError("--preset takes its cells from the preset's notebooks: give no --dataset (or --config) with it")

@@ -178,7 +178,7 @@ def note_files(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(cell_note=rows["file"].map(notes), cell_file=rows["file"])
 
 
-NOT_CURRENT_MIME = "application/vnd.extagents.not-current+json"  # read back by extlib.figures from executed copies
+NOT_CURRENT_MIME = "application/vnd.extagents.not-current+json"  # read back by extlib.presets from executed copies
 
 
 def announce_not_current(rows: pd.DataFrame, root: Path) -> None:

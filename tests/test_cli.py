@@ -244,7 +244,7 @@ def test_figures_passes_compute_and_out_to_render(main, capsys, monkeypatch, fla
         calls.append((preset, only, overrides, options))
         return [Path("executed.ipynb")]
 
-    monkeypatch.setattr("extlib.figures.render", render)
+    monkeypatch.setattr("extlib.presets.render", render)
     assert main(["figures", "--preset", "cpu", "--only", "01_scaling", *flags]) == 0
     assert calls == [("cpu", ["01_scaling"], {}, {"force": False, "compute": compute, "out": out})]
     assert "executed copy: executed.ipynb" in capsys.readouterr().out

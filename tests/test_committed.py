@@ -11,8 +11,8 @@ import pytest
 
 from extlib.cells import Cell
 from extlib.errors import ModelCallRefused
-from extlib.figures import ROOT, cells_not_current, execute, load_preset, parameters, render, up_to_date
 from extlib.methods.extagents import ExtAgents
+from extlib.presets import ROOT, cells_not_current, execute, load_preset, parameters, render, up_to_date
 from extlib.runner import run_cells
 from extlib.testing import scripted_client
 from tests.test_runner import three_questions
@@ -96,7 +96,7 @@ def test_the_cpu_preset_is_committed_and_drawn_unless_compute_is_asked_for(tmp_p
 
 def test_run_preset_computes_exactly_the_cells_the_committed_study_notebooks_draw():
     """`extagents run --preset cpu --only ...` names the committed run files, so a sitting continues them."""
-    from extlib.figures import ROOT, preset_cells
+    from extlib.presets import ROOT, preset_cells
 
     cells, engine, results = preset_cells("cpu", ["01_scaling", "02_ablation", "05_robustness"])
     assert results == ROOT / "results" / "cpu" and engine.local_model == "qwen2.5-1.5b" and engine.cache

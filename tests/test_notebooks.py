@@ -111,8 +111,8 @@ def test_every_experiment_notebook_runs_on_the_real_model_and_writes_rows_and_fi
     `extagents figures`' runner; then a second run finds every row and only redraws."""
     import json
 
-    from extlib.figures import NOTEBOOKS as EXPERIMENTS
-    from extlib.figures import render
+    from extlib.presets import NOTEBOOKS as EXPERIMENTS
+    from extlib.presets import render
 
     executed = render("smoke", results_root=tmp_path / "results", figures_root=tmp_path / "figures")
     assert [p.stem for p in executed] == EXPERIMENTS
@@ -185,7 +185,7 @@ def test_a_panel_of_fewer_lengths_keeps_the_scale_of_one_of_1x_to_8x_and_its_bar
 
 
 def test_preset_and_parameter_mistakes_are_named(tmp_path):
-    from extlib.figures import PresetError, render
+    from extlib.presets import PresetError, render
 
     with pytest.raises(PresetError, match="no preset 'quik'; presets: .*quick"):
         render("quik", results_root=tmp_path)
@@ -196,7 +196,7 @@ def test_preset_and_parameter_mistakes_are_named(tmp_path):
 
 
 def test_run_preset_reaches_the_study_notebooks_only_with_their_draw_and_window():
-    from extlib.figures import PresetError, load_preset, preset_cells
+    from extlib.presets import PresetError, load_preset, preset_cells
 
     config = load_preset("cpu")
     cells, _, _ = preset_cells("cpu", ["02_ablation"])
@@ -221,8 +221,8 @@ def test_every_parameter_of_an_experiment_notebook_is_declared_typed_and_comment
 
 @pytest.mark.parametrize("preset", sorted(p.stem for p in (NOTEBOOKS.parent / "configs" / "presets").glob("*.yaml")))
 def test_every_preset_sets_only_parameters_its_notebooks_declare(preset, tmp_path):
-    from extlib.figures import NOTEBOOKS as EXPERIMENTS
-    from extlib.figures import load_preset, parameters
+    from extlib.presets import NOTEBOOKS as EXPERIMENTS
+    from extlib.presets import load_preset, parameters
 
     config = load_preset(preset)
     for name in EXPERIMENTS:  # an undeclared setting raises PresetError; a declared one reaches the notebook
