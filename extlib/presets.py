@@ -31,13 +31,13 @@ import yaml
 from tqdm import tqdm
 
 from .cells import Cell
-from .engine import DEFAULT_WINDOW, EngineSettings
+from .engine import DEFAULT_WINDOW, EngineSettings, clients
 from .errors import ModelCallRefused, SetupError, UserError
 from .llm import LLMError
 from .methods import METHODS
 from .plans import PLANS, notebook_cells
 from .runfile import RunFile
-from .runner import NOT_CURRENT_MIME
+from .runner import NOT_CURRENT_MIME, run_cells
 from .serve import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,6 +118,31 @@ def preset_cells(preset: str, only: list[str], results_root: Path = ROOT / "resu
         raise PresetError(f"the notebooks {', '.join(only)} use different engines under {preset} ({engines}): run "
                           "them one at a time")
     return cells, next(iter(engines.values())), results
+
+
+def run_preset(preset: str, only: list[str], limit: int = 0) -> int:
+    """`extagents run --preset`: the cells of a preset's study notebooks `only`, question by question across all of
+    them up to question `limit` (0: all), on one server; `extagents figures --preset` then draws them."""
+    if not only:
+        raise PresetError("--preset needs --only, the study notebooks to compute, e.g. --only 01_scaling,02_ablation")
+    cells, engine, results = preset_cells(preset, only)
+    reuse(load_preset(preset), only, results)  # rows of another study with the same settings, copied in
+    with clients(engine) as (llm, _):
+        rows = run_cells(cells, llm, results, limit=limit)
+    print(f"{rows['cell_file'].nunique()} run files under {results}, {len(rows)} rows up to question {limit or 'n'}; "
+          f"extagents figures --preset {preset} draws them")
+    return 1 if rows["failed"].any() else 0
+
+
+def notebook_overrides(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{"01_scaling.n": 5} (from `--set 01_scaling.n=5`) -> {"01_scaling": {"n": 5}}."""
+    overrides: dict[str, dict[str, Any]] = {}
+    for key, value in settings.items():
+        notebook, _, name = key.partition(".")
+        if not notebook or not name:
+            raise PresetError(f"--set {key}: write NOTEBOOK.KEY=VALUE, e.g. 01_scaling.n=5")
+        overrides.setdefault(notebook, {})[name] = value
+    return overrides
 
 
 def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], results: Path,
