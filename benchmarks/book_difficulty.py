@@ -30,8 +30,8 @@ from extlib.cells import Cell  # noqa: E402
 from extlib.chunking import evidence_kept  # noqa: E402
 from extlib.datasets import load_tasks  # noqa: E402
 from extlib.engine import EngineSettings, clients  # noqa: E402
-from extlib.results import bootstrap_interval  # noqa: E402
 from extlib.runner import run_cells  # noqa: E402
+from extlib.tables import bootstrap_interval  # noqa: E402
 
 WINDOW = 1024
 INSIDE = 850  # knowledge that Direct Input's prompt holds whole in a 1,024-token window

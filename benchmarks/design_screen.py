@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from extlib.cells import Cell  # noqa: E402
 from extlib.engine import EngineSettings, clients  # noqa: E402
-from extlib.results import bootstrap_interval  # noqa: E402
 from extlib.runner import run_cells  # noqa: E402
+from extlib.tables import bootstrap_interval  # noqa: E402
 
 WINDOW = 1024
 BOOK = {"zh-bridge": {"split": "dev", "distractors": 4},  # densities fixed by benchmarks/book_difficulty.py

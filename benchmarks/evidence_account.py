@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from extlib.chunking import chunk_text  # noqa: E402
 from extlib.datasets import default_tokenizer, load_tasks, truncation  # noqa: E402
-from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods import make_method  # noqa: E402
 from extlib.metrics import normalize_answer  # noqa: E402
-from extlib.results import bootstrap_interval  # noqa: E402
+from extlib.runfile import RunFile, row_version  # noqa: E402
+from extlib.tables import bootstrap_interval  # noqa: E402
 
 
 def hop_markers(task_meta: dict) -> list[str]:
@@ -91,15 +91,15 @@ def main() -> None:
         parser.error("--against-file needs --against and an existing run file")
     tokenizer = default_tokenizer()
     for file in args.files:
-        every = read_jsonl(Path(file))
-        rows = list({r["id"]: r for r in every if args.version in (None, r["method_version"])}.values())
+        every = RunFile(file).rows()
+        rows = list({r["id"]: r for r in every if args.version in (None, row_version(r))}.values())
         if args.against is not None:
-            other = read_jsonl(args.against_file) if args.against_file else every
-            before = {r["id"]: r["f1"] for r in other if r["method_version"] == args.against}
+            other = RunFile(args.against_file).rows() if args.against_file else every
+            before = {r["id"]: r["f1"] for r in other if row_version(r) == args.against}
             diffs = [100 * (r["f1"] - before[r["id"]]) for r in rows if r["id"] in before]
             if not diffs:
                 sys.exit(f"{file}: no question has rows of both version {args.against} and the version accounted for; "
-                         f"versions in the file: {sorted({r['method_version'] for r in every})}")
+                         f"versions in the file: {sorted({row_version(r) for r in every})}")
             low, high = bootstrap_interval(diffs)
             print(f"{Path(file).name}: against version {args.against} on {len(diffs)} questions: "
                   f"{sum(diffs) / len(diffs):+.1f} F1 (95% interval {low:+.0f} to {high:+.0f}; "

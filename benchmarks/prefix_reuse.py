@@ -28,11 +28,11 @@ from extlib.datasets import load_tasks
 from extlib.machine import cpu_name
 from extlib.methods import ExtAgents
 from extlib.models import DEFAULT_MODEL
-from extlib.results import bootstrap_interval
 from extlib.runfile import RunFile, load_rows
 from extlib.runner import answer_cell
 from extlib.samples import demo_task
 from extlib.serve import LocalServer
+from extlib.tables import bootstrap_interval
 
 ROOT = Path(__file__).parents[1]
 OUT = ROOT / "docs" / "results" / "prefix_reuse"

@@ -28,10 +28,9 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.test_targets import in_test_study  # noqa: E402
 from extlib.chunking import evidence_kept  # noqa: E402
 from extlib.datasets import truncation  # noqa: E402
-from extlib.jsonl import read_jsonl  # noqa: E402
 from extlib.methods.extagents import ExtAgents  # noqa: E402
-from extlib.results import bootstrap_interval  # noqa: E402
-from extlib.runfile import load_rows, run_files  # noqa: E402
+from extlib.runfile import RunFile, load_rows, row_version, run_files  # noqa: E402
+from extlib.tables import bootstrap_interval  # noqa: E402
 
 CPU = ROOT / "results" / "cpu"
 PROMPT_PRICE, COMPLETION_PRICE = 0.15, 0.60  # dollars per 1M tokens, gpt-4o-mini (the cost notebook's)
@@ -181,8 +180,8 @@ def versions() -> None:
     print("== README 'Beyond the window' bullet and docs/methods.md (ExtAgents versions) ==")
     print(f"  code: extlib/methods/extagents.py ExtAgents.version = {ExtAgents.version}")
     for study in ("01_scaling", "02_ablation", "05_robustness"):
-        stored = Counter(row.get("method_version", 1) for path in run_files([CPU / study])
-                         for row in read_jsonl(path) if row["spec"]["method"] == "extagents")
+        stored = Counter(row_version(row) for path in run_files([CPU / study])
+                         for row in RunFile(path).rows() if row["spec"]["method"] == "extagents")
         current = load_rows(run_files([CPU / study]), include_stale=True)
         current = current[current["method"] == "extagents"]
         print(f"  {study}: stored ExtAgents rows by version {dict(sorted(stored.items()))}; each question's row read "

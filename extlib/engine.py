@@ -9,6 +9,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
+from typing import Any
 
 from .cache import ResponseCache
 from .errors import UserError
@@ -40,6 +41,16 @@ class EngineSettings:
     prompt_cache_mb: int = 512  # the local server's prompt-state cache (extlib.llama_server), so that a later
     # round's chunk-first prompt reuses the agent's round-1 reading (about 15 MB a 512-token state); 0: off
     offline: bool = False  # draw from rows on disk: no server is started and every model call is refused
+
+    @classmethod
+    def from_flags(cls, flags: Any) -> EngineSettings:
+        """The settings of the command line's engine flags (an argparse namespace; no reasoning flags: None)."""
+        return cls(base_url=flags.base_url, model=flags.model,
+                   reasoning_base_url=getattr(flags, "reasoning_base_url", None),
+                   reasoning_model=getattr(flags, "reasoning_model", None), local_model=flags.local_model,
+                   tokenizer=flags.tokenizer, temperature=flags.temperature, cache=not flags.no_cache,
+                   concurrency=flags.concurrency, context_window=flags.context_window or DEFAULT_WINDOW,
+                   prompt_cache_mb=flags.prompt_cache_mb)
 
 
 @contextlib.contextmanager

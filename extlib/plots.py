@@ -12,7 +12,7 @@ import seaborn as sns
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from .paper import reference_points
-from .results import bootstrap_interval
+from .tables import bootstrap_interval
 
 NAMES = {"extagents": "ExtAgents", "direct": "Direct Input", "mapreduce": "LLM×MapReduce",
          "chain-of-agents": "Chain of Agents", "longagent": "LongAgent", "drag": "DRAG", "iterdrag": "IterDRAG",

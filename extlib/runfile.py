@@ -18,6 +18,7 @@ Rows written before versions existed are version 1.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import re
@@ -119,6 +120,17 @@ def check_versions(pins: Mapping[str, int]) -> dict[str, int]:
             raise UserError(f"cannot pin {method} to version {version!r}: a whole number from 1 to {code} "
                             "(the code's version)")
     return dict(pins)
+
+
+def parse_pins(text: str) -> dict[str, int]:
+    """`extagents=3,mapreduce=2` -> {"extagents": 3, "mapreduce": 2} (an argparse type; checked by check_versions)."""
+    pins = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        method, _, version = item.partition("=")
+        if not version.strip().isdigit():
+            raise argparse.ArgumentTypeError(f"{item!r}: write METHOD=VERSION, e.g. extagents=3")
+        pins[method.strip()] = int(version)
+    return pins
 
 
 def current_versions(pins: Mapping[str, int] | None = None) -> dict[str, int]:

@@ -34,14 +34,17 @@ from .runfile import current_versions, load_rows
 from .trace import Prediction, Task
 
 
-def run_cells(cells: Sequence[Cell], llm: LLMClient, root: str | Path, *, n: int, seed: int, window: int,
-              repeats: int = 1, limit: int = 0, compute: bool = True, ids: list[str] | None = None,
-              reasoning_llm: LLMClient | None = None, max_attempts: int = 2, progress: bool = True) -> pd.DataFrame:
-    """Answer the first n questions (drawn with `seed`, or the `ids` given) of every cell, question by question
+def run_cells(cells: Sequence[Cell], llm: LLMClient, root: str | Path, *, n: int | None = None,
+              seed: int | None = None, window: int | None = None, repeats: int = 1, limit: int = 0,
+              compute: bool = True, ids: list[str] | None = None, reasoning_llm: LLMClient | None = None,
+              max_attempts: int = 2, progress: bool = True) -> pd.DataFrame:
+    """Answer the first n questions (drawn with `seed`, or from the `ids` given) of every cell, question by question
     across the cells, `repeats` times (each repeat its own run file; without the response cache, or the repeats are
     copies), and return every current row with its cell's label and extra columns, its `repeat`, a `cell_note` and
-    its `cell_file`. With `limit`, this sitting answers only up to question `limit` of every cell (a staged study
-    raises it sitting by sitting); the rows returned are then those of the questions up to `limit`.
+    its `cell_file`. A cell that names its own n, seed or window keeps them; `n`, `seed` and `window` fill in the
+    rest. With `limit`, this sitting answers only up to question `limit` of every cell (a staged study raises it
+    sitting by sitting), and a cell's `cap` stops it early for good; the rows returned are those of the questions
+    up to there.
 
     With `compute=False` nothing is answered: every cell is drawn from the rows on disk (`RunFile.newest`: its
     newest method version, however many questions it has), and `cell_note` labels the cells that are not what
@@ -49,29 +52,33 @@ def run_cells(cells: Sequence[Cell], llm: LLMClient, root: str | Path, *, n: int
     labelled are listed (`announce_not_current`). Cells marked `drawn` are drawn so when computing too."""
     if not cells:
         raise UserError("an experiment needs at least one cell")
-    if n <= 0 or repeats <= 0 or limit < 0:
+    if (n is not None and n <= 0) or repeats <= 0 or limit < 0:
         raise UserError(f"n and repeats must be positive and limit at least 0, got n={n}, repeats={repeats}, "
                         f"limit={limit}")
     if repeats > 1 and llm.cache is not None and compute:
         raise UserError("repeats > 1 needs the response cache off (cache=False): cached answers would repeat")
     root = Path(root)
     model = llm.model if reasoning_llm is None else f"{llm.model}+{reasoning_llm.model}"
-    draws: dict[str, list[Task]] = {}  # one draw per (dataset, length, options), shared by the cells
-    plan = []  # (bound cell, its questions), the cells of every repeat in order
+    draws: dict[str, list[Task]] = {}  # one draw per (dataset, length, options, n, seed), shared by the cells
+    plan = []  # (bound cell, the questions it answers), the cells of every repeat in order
     for repeat, cell in ((r, c) for r in range(repeats) for c in cells):
-        key = json.dumps([cell.dataset, cell.input_tokens, cell.options], sort_keys=True)
+        bound = cell.bind(n, seed, model, window, repeat)
+        if None in (bound.n, bound.seed, bound.context_window):
+            raise UserError(f"cell {cell.label} L={cell.input_tokens} has no n, seed or window: give them to "
+                            "run_cells (n=, seed=, window=) or to the cell")
+        spec = bound.spec()
+        key = json.dumps([spec["dataset"], spec["input_tokens"], spec["options"], spec["n"], spec["seed"]],
+                         sort_keys=True)
         if key not in draws:
-            draws[key] = load_tasks(cell.dataset, cell.input_tokens, n=n, seed=seed, tokenizer=llm.tokenizer,
-                                    progress=False, ids=ids, **cell.options)
-        plan.append((cell.bind(n, seed, model, window, repeat), draws[key]))
-    most = min(max(len(t) for t in draws.values()), limit or n)
+            draws[key] = load_tasks(cell.dataset, cell.input_tokens, n=spec["n"], seed=spec["seed"],
+                                    tokenizer=llm.tokenizer, progress=False, ids=ids, **cell.options)
+        plan.append((bound, draws[key][:min(spec["n"], limit or spec["n"], cell.cap or spec["n"])]))
     if compute:
-        _question_by_question([p for p in plan if not p[0].drawn], most, llm, root, reasoning_llm, max_attempts,
-                              progress)
+        _question_by_question([p for p in plan if not p[0].drawn], llm, root, reasoning_llm, max_attempts, progress)
     frames = []
     for cell, tasks in plan:
         path = cell.run_file(root).path
-        asked = {task.id for task in tasks[:most]}
+        asked = {task.id for task in tasks}
         rows = load_rows([path], newest=not compute or cell.drawn)
         if len(rows):  # the questions the experiment has reached in every cell, so partial figures compare alike
             rows = rows[rows["id"].isin(asked)]
@@ -86,15 +93,17 @@ def run_cells(cells: Sequence[Cell], llm: LLMClient, root: str | Path, *, n: int
     return rows
 
 
-def _question_by_question(plan: list[tuple[Cell, list[Task]]], most: int, llm: LLMClient, root: Path,
+def _question_by_question(plan: list[tuple[Cell, list[Task]]], llm: LLMClient, root: Path,
                           reasoning_llm: LLMClient | None, max_attempts: int, progress: bool) -> None:
     """Question k of every cell before question k+1 of any; cells with nothing pending are left alone, so a
     finished experiment redraws without reading a file per question."""
-    unfinished = [bool(pending(tasks[:most], _done(cell, root, llm), max_attempts)) for cell, tasks in plan]
-    with tqdm(total=most * len(plan), desc=f"{root.name}: questions x cells", unit="answer",
+    unfinished = [bool(pending(tasks, _done(cell, root, llm), max_attempts)) for cell, tasks in plan]
+    with tqdm(total=sum(len(tasks) for _, tasks in plan), desc=f"{root.name}: questions x cells", unit="answer",
               disable=not progress) as bar:
-        for k in range(1, most + 1):
+        for k in range(1, max((len(tasks) for _, tasks in plan), default=0) + 1):
             for (cell, tasks), work in zip(plan, unfinished):
+                if k > len(tasks):
+                    continue
                 if work:
                     bar.set_postfix_str(f"{cell.label} L={cell.input_tokens:,}", refresh=False)
                     answer_cell(cell, tasks[:k], llm, root, reasoning_llm, max_attempts)
@@ -169,7 +178,7 @@ def note_files(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(cell_note=rows["file"].map(notes), cell_file=rows["file"])
 
 
-NOT_CURRENT_MIME = "application/vnd.extagents.not-current+json"  # read back by extlib.figures from executed copies
+NOT_CURRENT_MIME = "application/vnd.extagents.not-current+json"  # read back by extlib.presets from executed copies
 
 
 def announce_not_current(rows: pd.DataFrame, root: Path) -> None:

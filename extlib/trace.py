@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .errors import UserError
@@ -97,6 +99,15 @@ class Prediction:
             "cache_seconds": _total([c.cache_seconds for c in served]),
         }
 
+    def summary(self, name: str) -> str:
+        """A few lines for a person: the answer, an error if any, and what it cost."""
+        u = self.usage
+        status = f"  error: {self.error}\n" if self.error else ""
+        return (f"[{name}] answer: {self.answer or '(none)'}\n{status}"
+                f"  rounds: {self.rounds}  calls: {u['calls']}  prompt tokens: {u['prompt_tokens']}  "
+                f"completion tokens: {u['completion_tokens']}  cache hits: {u['cache_hits']}  "
+                f"wall: {u['wall_seconds']:.1f}s")
+
     def to_dict(self) -> dict[str, Any]:
         return {"task_id": self.task_id, "answer": self.answer, "rounds": self.rounds, "error": self.error,
                 "usage": self.usage, "extra": self.extra, "calls": [asdict(c) for c in self.calls]}
@@ -105,3 +116,10 @@ class Prediction:
 def _total(values: list[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return round(sum(known), 3) if known else None
+
+
+def write_trace(path: Path, task: Task, document: str, llm: Any, predictions: dict[str, Prediction]) -> None:
+    """Every agent call of each method's answer to `task`, with the document's name and the model, as JSON."""
+    record = {"question": task.question, "document": document, "model": llm.model, "base_url": llm.base_url,
+              "predictions": {name: p.to_dict() for name, p in predictions.items()}}
+    path.write_text(json.dumps(record, ensure_ascii=False, indent=1))

@@ -11,8 +11,8 @@ import pytest
 
 from extlib.cells import Cell
 from extlib.errors import ModelCallRefused
-from extlib.figures import ROOT, cells_not_current, execute, load_preset, parameters, render, up_to_date
 from extlib.methods.extagents import ExtAgents
+from extlib.presets import ROOT, cells_not_current, execute, load_preset, parameters, render, up_to_date
 from extlib.runner import run_cells
 from extlib.testing import scripted_client
 from tests.test_runner import three_questions
@@ -92,8 +92,18 @@ def test_the_cpu_preset_is_committed_and_drawn_unless_compute_is_asked_for(tmp_p
     drawn = parameters("02_ablation", config, {}, tmp_path / "results", tmp_path / "figures", compute=False)
     assert drawn["compute"] is False
     assert "compute" not in parameters("04_cost", config, {}, tmp_path, tmp_path)  # it never computes
-    with pytest.raises(ValueError, match="--compute"):
-        render("cpu", only=["02_ablation"], limit=3, out=tmp_path)
+
+
+def test_run_preset_computes_exactly_the_cells_the_committed_study_notebooks_draw():
+    """`extagents run --preset cpu --only ...` names the committed run files, so a sitting continues them."""
+    from extlib.presets import ROOT, preset_cells
+
+    cells, engine, results = preset_cells("cpu", ["01_scaling", "02_ablation", "05_robustness"])
+    assert results == ROOT / "results" / "cpu" and engine.local_model == "qwen2.5-1.5b" and engine.cache
+    assert {cell.folder for cell in cells} == {"01_scaling", "02_ablation", "05_robustness"}
+    bound = [cell.bind(None, None, "qwen2.5-1.5b", None) for cell in cells]
+    missing = [str(cell.run_file(results).path) for cell in bound if not cell.run_file(results).path.exists()]
+    assert not missing and len(cells) == len({cell.run_file(results).path for cell in bound})
 
 
 def test_an_interrupted_notebook_leaves_no_executed_copy_to_count_as_up_to_date(tmp_path):

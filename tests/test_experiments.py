@@ -9,9 +9,9 @@ import pytest
 from extlib import Task
 from extlib.cells import Cell
 from extlib.methods import UnknownKnob
-from extlib.results import bootstrap_interval, collect, markdown, paired_differences
 from extlib.runfile import RunFile, load_rows
 from extlib.runner import answer_cell
+from extlib.tables import bootstrap_interval, collect, markdown, paired_differences
 from extlib.testing import scripted_client
 
 TASKS = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann {i}. " * 20, [f"Ann {i}"])

@@ -111,8 +111,8 @@ def test_every_experiment_notebook_runs_on_the_real_model_and_writes_rows_and_fi
     `extagents figures`' runner; then a second run finds every row and only redraws."""
     import json
 
-    from extlib.figures import NOTEBOOKS as EXPERIMENTS
-    from extlib.figures import render
+    from extlib.presets import NOTEBOOKS as EXPERIMENTS
+    from extlib.presets import render
 
     executed = render("smoke", results_root=tmp_path / "results", figures_root=tmp_path / "figures")
     assert [p.stem for p in executed] == EXPERIMENTS
@@ -185,7 +185,7 @@ def test_a_panel_of_fewer_lengths_keeps_the_scale_of_one_of_1x_to_8x_and_its_bar
 
 
 def test_preset_and_parameter_mistakes_are_named(tmp_path):
-    from extlib.figures import PresetError, render
+    from extlib.presets import PresetError, render
 
     with pytest.raises(PresetError, match="no preset 'quik'; presets: .*quick"):
         render("quik", results_root=tmp_path)
@@ -195,20 +195,15 @@ def test_preset_and_parameter_mistakes_are_named(tmp_path):
         render("smoke", only=["07_survey"], results_root=tmp_path)
 
 
-def test_a_staged_sitting_reaches_the_study_notebooks_only(tmp_path):
-    from extlib.figures import NOTEBOOKS as EXPERIMENTS
-    from extlib.figures import PresetError, load_preset, parameters, render
+def test_run_preset_reaches_the_study_notebooks_only_with_their_draw_and_window():
+    from extlib.presets import PresetError, load_preset, preset_cells
 
     config = load_preset("cpu")
-    limits = {name: parameters(name, config, {}, tmp_path, tmp_path, limit=3).get("limit") for name in EXPERIMENTS}
-    assert limits == {name: 3 if name in ("01_scaling", "02_ablation", "05_robustness") else None
-                      for name in EXPERIMENTS}
-    assert "limit" not in parameters("01_scaling", config, {}, tmp_path, tmp_path)  # 0: the notebook's own default
-    # up to the last question (the cpu preset's n: 30) is the whole study: the same plan as without a limit
-    assert parameters("01_scaling", config, {}, tmp_path, tmp_path, limit=30) == parameters(
-        "01_scaling", config, {}, tmp_path, tmp_path)
-    with pytest.raises(PresetError, match="limit is the last question of every cell"):
-        render("cpu", only=["01_scaling"], results_root=tmp_path, limit=-1)
+    cells, _, _ = preset_cells("cpu", ["02_ablation"])
+    assert {(c.n, c.seed, c.context_window, c.folder) for c in cells} == {
+        (config["notebooks"]["02_ablation"]["n"], config["common"]["seed"], config["common"]["window"], "02_ablation")}
+    with pytest.raises(PresetError, match="03_latency is computed by extagents figures"):
+        preset_cells("cpu", ["03_latency"])
 
 
 @pytest.mark.parametrize("name", ["00_lesson", "01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness",
@@ -226,8 +221,8 @@ def test_every_parameter_of_an_experiment_notebook_is_declared_typed_and_comment
 
 @pytest.mark.parametrize("preset", sorted(p.stem for p in (NOTEBOOKS.parent / "configs" / "presets").glob("*.yaml")))
 def test_every_preset_sets_only_parameters_its_notebooks_declare(preset, tmp_path):
-    from extlib.figures import NOTEBOOKS as EXPERIMENTS
-    from extlib.figures import load_preset, parameters
+    from extlib.presets import NOTEBOOKS as EXPERIMENTS
+    from extlib.presets import load_preset, parameters
 
     config = load_preset(preset)
     for name in EXPERIMENTS:  # an undeclared setting raises PresetError; a declared one reaches the notebook

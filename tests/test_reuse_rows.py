@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from extlib import figures
+from extlib import presets
 from extlib.jsonl import read_jsonl
 
 
@@ -20,28 +20,28 @@ def test_rows_the_target_lacks_are_copied_once_and_its_own_rows_are_kept(tmp_pat
     write(source / "extagents__L4.jsonl", [{"id": "q1", "f1": 0.7}])
     write(target / "direct__L8.jsonl", [{"id": "q3", "f1": 0.9}])
 
-    assert figures.reuse_rows(source, target) == 3  # q1 and q2 (its latest row) into direct, q1 into extagents
+    assert presets.reuse_rows(source, target) == 3  # q1 and q2 (its latest row) into direct, q1 into extagents
     assert read_jsonl(target / "direct__L8.jsonl") == [{"id": "q3", "f1": 0.9}, {"id": "q1", "f1": 1.0},
                                                        {"id": "q2", "f1": 0.5}]
     assert read_jsonl(target / "extagents__L4.jsonl") == [{"id": "q1", "f1": 0.7}]
-    assert figures.reuse_rows(source, target) == 0  # nothing twice
+    assert presets.reuse_rows(source, target) == 0  # nothing twice
 
 
 def test_a_reuse_folder_that_is_not_there_is_named(tmp_path, monkeypatch):
-    monkeypatch.setattr(figures, "PRESETS", tmp_path)
+    monkeypatch.setattr(presets, "PRESETS", tmp_path)
     (tmp_path / "mine.yaml").write_text("reuse:\n  01_scaling: [docs/results/no_such_study]\n", encoding="utf-8")
-    with pytest.raises(figures.PresetError, match=r"reuse of 01_scaling is a list of folders .*no_such_study"):
-        figures.load_preset("mine")
+    with pytest.raises(presets.PresetError, match=r"reuse of 01_scaling is a list of folders .*no_such_study"):
+        presets.load_preset("mine")
     (tmp_path / "mine.yaml").write_text("reuse:\n  07_survey: [docs]\n", encoding="utf-8")
-    with pytest.raises(figures.PresetError, match="keys of reuse"):
-        figures.load_preset("mine")
+    with pytest.raises(presets.PresetError, match="keys of reuse"):
+        presets.load_preset("mine")
 
 
 def test_the_cpu_preset_reuses_the_beyond_window_books_under_the_names_its_scaling_notebook_writes():
-    reuse = figures.load_preset("cpu")["reuse"]["01_scaling"]
+    reuse = presets.load_preset("cpu")["reuse"]["01_scaling"]
     assert [f.split("/")[-1] for f in reuse] == ["hotpotqa-longdoc", "zh-longdoc"]
     for folder in reuse:
-        assert list((figures.ROOT / folder).glob("*.jsonl")), folder
+        assert list((presets.ROOT / folder).glob("*.jsonl")), folder
 
 
 def test_the_cpu_scaling_notebook_names_its_4x_and_8x_book_cells_as_the_committed_rows():
@@ -49,7 +49,7 @@ def test_the_cpu_scaling_notebook_names_its_4x_and_8x_book_cells_as_the_committe
     from extlib.cells import Cell
     from extlib.methods import knobs_for
 
-    config = figures.load_preset("cpu")
+    config = presets.load_preset("cpu")
     plan, window, seed = config["notebooks"]["01_scaling"], config["common"]["window"], config["common"]["seed"]
     for folder in config["reuse"]["01_scaling"]:
         dataset = folder.split("/")[-1]
@@ -60,5 +60,5 @@ def test_the_cpu_scaling_notebook_names_its_4x_and_8x_book_cells_as_the_committe
             for x in (4, 8):
                 cell = Cell(dataset, method, x * window, method_knobs, options, n=plan["n"], seed=seed,
                             model="qwen2.5-1.5b", context_window=window)
-                path = cell.run_file(figures.ROOT / "results/cpu/beyond_window").path
+                path = cell.run_file(presets.ROOT / "results/cpu/beyond_window").path
                 assert path.exists(), path

@@ -90,3 +90,24 @@ def test_a_cell_bound_to_a_run_writes_the_header_the_committed_rows_carry():
     assert list(bound.spec().items()) == list(header.items()) and bound.label == "extagents"
     with pytest.raises(ValueError, match="not bound to a run"):
         cell.spec()
+
+
+def test_a_capped_cell_stops_early_and_a_cell_with_its_own_draw_keeps_it(tmp_path):
+    data = three_questions(tmp_path)
+    asked = []
+    llm = scripted_client(lambda p: asked.append(p.split("Question: ")[1].split("?")[0]) or "Ann")
+    user = {"path": str(data)}
+    cells = [Cell("user", "direct", 300, {}, user, label="capped", cap=1),
+             Cell("user", "direct", 400, {}, user, label="two", n=2),
+             Cell("user", "direct", 500, {}, user, label="three")]
+    rows = run_cells(cells, llm, tmp_path / "runs", n=3, seed=0, window=1000, progress=False)
+    assert rows.groupby("label").size().to_dict() == {"capped": 1, "three": 3, "two": 2}
+    def questions(label: str) -> list[str]:
+        return [q.rstrip("?") for q in rows.loc[rows.label == label, "question"]]
+
+    two, three = questions("two"), questions("three")  # n=2 is its own draw
+    assert questions("capped") == three[:1]
+    assert asked == [three[0], two[0], three[0], two[1], three[1], three[2]]  # question k of every cell, then k+1
+    assert set(rows.loc[rows.label == "two", "file"].str.contains("__n2__")) == {True}
+    with pytest.raises(UserError, match="has no n, seed or window"):
+        run_cells([Cell("user", "direct", 300, {}, user)], llm, tmp_path / "runs", seed=0, window=1000)

@@ -7,8 +7,11 @@ length in the serving model's tokens (the bundled Qwen vocabulary unless `tokeni
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import json
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 from ..errors import MissingFile, UserError
@@ -124,3 +127,15 @@ def prepare(tokenizer: Tokenizer | None = None, progress: bool = True) -> dict[s
 
 __all__ = ["DATASETS", "DataError", "TooLong", "check_options", "load_tasks", "options", "prepare", "read_ids",
            "truncation"]
+
+
+def show_tasks(tasks: list[Task], out: Path | None = None) -> None:
+    """Print each task's id, question, answers and evidence (`extagents data --show`); with `out`, also write the
+    tasks, knowledge included, as JSONL."""
+    with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext() as sink:
+        for task in tasks:
+            gold = task.meta.get("gold", [])
+            print(f"{task.id}  [{task.lang}, {task.meta.get('input_tokens')} tokens]  {task.question}\n"
+                  f"  answers: {task.answers}\n  evidence: {json.dumps(gold, ensure_ascii=False)}")
+            if sink:
+                sink.write(json.dumps(asdict(task), ensure_ascii=False) + "\n")

@@ -23,18 +23,21 @@ import contextlib
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 from tqdm import tqdm
 
-from .engine import DEFAULT_WINDOW, EngineSettings
+from .cells import Cell
+from .engine import DEFAULT_WINDOW, EngineSettings, clients
 from .errors import ModelCallRefused, SetupError, UserError
 from .llm import LLMError
 from .methods import METHODS
+from .plans import PLANS, notebook_cells
 from .runfile import RunFile
-from .runner import NOT_CURRENT_MIME
+from .runner import NOT_CURRENT_MIME, run_cells
 from .serve import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,27 +78,88 @@ def reuse_rows(source: Path, target: Path) -> int:
                for run_file in sorted(source.rglob("*.jsonl")))
 
 
+def reuse(config: dict[str, Any], names: list[str], results: Path) -> None:
+    """Copy the rows a preset reuses (its `reuse:` folders) into the notebooks' folders, before computing."""
+    for name in set(names) & set(config.get("reuse", {})):
+        for folder in config["reuse"][name]:
+            if copied := reuse_rows(ROOT / folder, results / name / Path(folder).name):
+                print(f"{name}: {copied} rows reused from {folder}")
+
+
+def preset_cells(preset: str, only: list[str], results_root: Path = ROOT / "results"
+                 ) -> tuple[list[Cell], EngineSettings, Path]:
+    """The cells that notebooks `only` build under `preset` (each in its notebook's folder, with the notebook's
+    draw and window), the engine they share, and the preset's results folder: what `extagents run --preset`
+    answers (after `reuse`)."""
+    import ast
+
+    import papermill
+
+    config = load_preset(preset)
+    results = Path(results_root) / preset
+    cells, engines = [], {}
+    for name in only:
+        if name not in PLANS:
+            raise PresetError(f"run --preset computes the study notebooks {', '.join(PLANS)}; {name} is computed by "
+                              f"extagents figures --preset {preset} --compute --only {name}")
+        declared = papermill.inspect_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"))
+        values = {key: ast.literal_eval(p["default"]) for key, p in declared.items()} | \
+            parameters(name, config, {}, results, Path(), compute=True)
+        if values.get("repeats", 1) != 1:
+            raise PresetError(f"{name} repeats its cells {values['repeats']} times: compute it with extagents figures")
+        engines[name] = EngineSettings(base_url=values["base_url"] or None, model=values["model"] or None,
+                                       local_model=values["local_model"], context_window=values["window"],
+                                       concurrency=values["concurrency"], cache=values["cache"],
+                                       prompt_cache_mb=config.get("engine", {}).get("prompt_cache_mb",
+                                                                                    EngineSettings.prompt_cache_mb))
+        cells += [replace(cell, n=values["n"], seed=values["seed"], context_window=values["window"], folder=name)
+                  for cell in notebook_cells(name, values)]
+    if any(engine != engines[only[0]] for engine in engines.values()):
+        raise PresetError(f"the notebooks {', '.join(only)} use different engines under {preset} ({engines}): run "
+                          "them one at a time")
+    return cells, next(iter(engines.values())), results
+
+
+def run_preset(preset: str, only: list[str], limit: int = 0) -> int:
+    """`extagents run --preset`: the cells of a preset's study notebooks `only`, question by question across all of
+    them up to question `limit` (0: all), on one server; `extagents figures --preset` then draws them."""
+    if not only:
+        raise PresetError("--preset needs --only, the study notebooks to compute, e.g. --only 01_scaling,02_ablation")
+    cells, engine, results = preset_cells(preset, only)
+    reuse(load_preset(preset), only, results)  # rows of another study with the same settings, copied in
+    with clients(engine) as (llm, _):
+        rows = run_cells(cells, llm, results, limit=limit)
+    print(f"{rows['cell_file'].nunique()} run files under {results}, {len(rows)} rows up to question {limit or 'n'}; "
+          f"extagents figures --preset {preset} draws them")
+    return 1 if rows["failed"].any() else 0
+
+
+def notebook_overrides(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{"01_scaling.n": 5} (from `--set 01_scaling.n=5`) -> {"01_scaling": {"n": 5}}."""
+    overrides: dict[str, dict[str, Any]] = {}
+    for key, value in settings.items():
+        notebook, _, name = key.partition(".")
+        if not notebook or not name:
+            raise PresetError(f"--set {key}: write NOTEBOOK.KEY=VALUE, e.g. 01_scaling.n=5")
+        overrides.setdefault(notebook, {})[name] = value
+    return overrides
+
+
 def parameters(name: str, config: dict[str, Any], overrides: dict[str, Any], results: Path,
-               figures: Path, limit: int = 0, compute: bool = True) -> dict[str, Any]:
+               figures: Path, compute: bool = True) -> dict[str, Any]:
     """A notebook's parameters: the preset's engine and common settings it declares, its own settings, where its
-    rows and figures go, whether it may compute (and `limit`, for a study notebook: the last question of every cell
-    this sitting answers), then `overrides`. A setting of its own or an override it does not declare is an error."""
+    rows and figures go, whether it may compute, then `overrides`. A setting of its own or an override it does not
+    declare is an error."""
     import papermill
 
     declared = papermill.inspect_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"))
     shared = {**config.get("engine", {}), **config.get("common", {}), "results_dir": str(results / name),
               "figure_dir": str(figures), "scaling_dir": str(results / "01_scaling"), "compute": compute}
-    if limit:
-        shared["limit"] = limit
     own = {**config.get("notebooks", {}).get(name, {}), **overrides}
     unknown = sorted(set(own) - set(declared))
     if unknown:
         raise PresetError(f"{name} has no parameter {', '.join(unknown)}; its parameters: {', '.join(declared)}")
-    plan = {**{k: v for k, v in shared.items() if k in declared}, **own}
-    n = plan.get("n", declared.get("n", {}).get("default"))
-    if plan.get("limit") and n is not None and plan["limit"] >= int(n):
-        del plan["limit"]  # a sitting up to the last question is the whole study: the plan without a limit
-    return plan
+    return {**{k: v for k, v in shared.items() if k in declared}, **own}
 
 
 def up_to_date(target: Path, name: str, plan: dict[str, Any], preset: str, results: Path) -> bool:
@@ -114,11 +178,11 @@ def up_to_date(target: Path, name: str, plan: dict[str, Any], preset: str, resul
 
 def render(preset: str = "quick", only: list[str] | None = None, overrides: dict[str, dict[str, Any]] | None = None,
            results_root: Path = ROOT / "results", figures_root: Path = ROOT / "figures",
-           force: bool = False, limit: int = 0, compute: bool = False, out: Path | None = None) -> list[Path]:
+           force: bool = False, compute: bool = False, out: Path | None = None) -> list[Path]:
     """Execute the notebooks (all, or `only`) under `preset`, rows in results_root/<preset>/, executed copies in
     results_root/<preset>/notebooks/ and figures in figures_root/<preset>/ (both under `out` instead, when given);
-    with `force`, also those up to date; with `limit`, the study notebooks answer questions up to `limit` of every
-    cell (a staged run: `make study`). A committed preset is only drawn from its rows unless `compute`; any other
+    with `force`, also those up to date (a staged study computes question by question with `extagents run
+    --preset`, then draws here). A committed preset is only drawn from its rows unless `compute`; any other
     preset computes what is missing. Returns the executed copies."""
     import papermill
 
@@ -127,25 +191,17 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     unknown = sorted(set(names) - set(NOTEBOOKS)) + sorted(set(overrides or {}) - set(NOTEBOOKS))
     if unknown:
         raise PresetError(f"no notebook {', '.join(unknown)}; notebooks: {', '.join(NOTEBOOKS)}")
-    if not isinstance(limit, int) or limit < 0:
-        raise PresetError(f"limit is the last question of every cell to answer (0: all), got {limit!r}")
     drawing = "committed" in config and not compute
-    if drawing and limit:
-        raise PresetError(f"--limit {limit} stages computing; preset {preset} is committed and drawn from its rows "
-                          "unless --compute is given")
     results = Path(results_root) / preset
     figures, executed = ((Path(out) / "figures", Path(out) / "notebooks") if out else
                          (Path(figures_root) / preset, results / "notebooks"))
-    plans = {name: parameters(name, config, (overrides or {}).get(name, {}), results, figures, limit,
-                              compute=not drawing) for name in names}
+    plans = {name: parameters(name, config, (overrides or {}).get(name, {}), results, figures, compute=not drawing)
+             for name in names}
     executed.mkdir(parents=True, exist_ok=True)
     if drawing:
         say_versions(preset, config["committed"])
     else:
-        for name in set(names) & set(config.get("reuse", {})):
-            for folder in config["reuse"][name]:
-                if copied := reuse_rows(ROOT / folder, results / name / Path(folder).name):
-                    print(f"{name}: {copied} rows reused from {folder}")
+        reuse(config, names, results)
     todo = [n for n in names if force or not up_to_date(executed / f"{n}.ipynb", n, plans[n], preset, results)]
     for name in sorted(set(names) - set(todo), key=names.index):
         print(f"{name}: up to date (its executed copy is newer than all it depends on); --force runs it again")
