@@ -126,7 +126,7 @@ def answer_cell(cell: Cell, tasks: list[Task], llm: LLMClient, root: str | Path,
     returns the file."""
     run_file = cell.run_file(root)
     method = cell.make_method()
-    done = _done(cell, Path(root), llm)
+    done = run_file.current(current_versions(), llm.model_sha256)
     header = {"spec": cell.spec(), "method_version": method.version, "model_sha256": llm.model_sha256}
     with run_file.appending() as write:
         for task in pending(tasks, done, max_attempts):
