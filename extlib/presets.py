@@ -301,5 +301,10 @@ def say_not_current(preset: str, not_current: dict[str, list[dict[str, str]]]) -
             print(f"  {name}/{cell['file']}: {cell['note']}")
         if len(cells) > 8:
             print(f"  ... and {len(cells) - 8} more of {name}")
-    print(f"compute them (hours of model calls): extagents figures --preset {preset} --compute --only "
-          f"{','.join(not_current)}")
+    planned = [name for name in not_current if name in PLANS]
+    others = [name for name in not_current if name not in PLANS]
+    if planned:
+        print(f"compute them (hours of model calls): extagents run --preset {preset} --only {','.join(planned)}")
+    if others:
+        print(f"compute them (hours of model calls): extagents figures --preset {preset} --compute --only "
+              f"{','.join(others)}")

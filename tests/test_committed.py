@@ -148,7 +148,7 @@ def test_drawing_the_committed_ablation_with_rows_the_code_would_answer_anew(tmp
     assert len(noted) == len(files) and any("/30 questions" in c["note"] for c in noted)
     assert all(f"code v{ExtAgents.version}" in c["note"] for c in noted)
     printed = capsys.readouterr().out
-    assert "no model is called" in printed and "extagents figures --preset cpu --compute --only 02_ablation" in printed
+    assert "no model is called" in printed and "extagents run --preset cpu --only 02_ablation" in printed
 
 
 @pytest.mark.parametrize("ename, raised", [("DataError", ValueError), ("SetupError", RuntimeError),
