@@ -89,7 +89,7 @@ compare: data
 	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb -p run_dir ../results/cpu/compare \
 		-y 'method_versions: {}'
 
-# Issue 13's study (README, "Beyond the window"): ExtAgents against Direct Input and LLMxMapReduce where the evidence
+# The beyond-window study (results/cpu/beyond_window/README.md): ExtAgents against Direct Input and LLMxMapReduce where the evidence
 # lies beyond the window (hotpotqa-longdoc, zh-longdoc at 4x and 8x a 1,024-token window) and where it comes first
 # (HotpotQA in retrieval order), on the test draw (seed 2). One question at a time across every cell; the rows
 # are committed under results/cpu/beyond_window, so it resumes where it stopped. BEYOND_LIMIT=K stops after K.
@@ -100,7 +100,7 @@ beyond-window: data
 	$(BIN)/extagents report results/cpu/beyond_window
 	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb -y 'method_versions: {}'
 
-# Issue 16's study (results/cpu/README.md): the cpu preset's scaling, ablation and robustness notebooks' cells
+# The committed CPU study (results/cpu/README.md): the cpu preset's scaling, ablation and robustness notebooks' cells
 # answered one question at a time across all of them on one server (question k of every cell that lacks it, then
 # k+1), the rows committed under results/cpu/, so it resumes where it stopped, on any machine; then the figures are
 # drawn from the rows. STUDY_LIMIT=K stops after question K (40 to 90 minutes a question on 2 cores, by machine).

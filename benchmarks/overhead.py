@@ -1,5 +1,5 @@
 """Framework overhead per agent call (zero-latency backend, 1,000 chunks) and peak memory on a
-10M-token input. Ratios are measured side by side in one run; the numbers go to the README.
+10M-token input. Ratios are measured side by side in one run; the numbers go to docs/performance.md.
 
     .venv/bin/python benchmarks/overhead.py [--chunks 1000] [--tokens 10000000]
 """

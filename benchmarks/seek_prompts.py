@@ -10,7 +10,7 @@ the scratchpad would hold it). Reported per wording, over the questions:
                  round after an empty round 1 asks), kept; and of the questions whose round-1 reply of that chunk
                  was not kept, how many such a reply recovers
   filler kept    replies of chunks without evidence that pass the check (each is noise on the scratchpad)
-The full method is then run on the same draw for the wording chosen (README: "Beyond the window").
+The full method is then run on the same draw for the wording chosen (results/cpu/beyond_window/README.md).
 
     .venv/bin/python benchmarks/seek_prompts.py --dataset hotpotqa-longdoc --n 8 --seed 1
     .venv/bin/python benchmarks/seek_prompts.py --dataset zh-bridge --input-tokens 4096 --chunk-tokens 384 \\

@@ -1,6 +1,6 @@
-"""The numbers behind the README's account of the CPU study (issue 16) that are not plain F1 means of a figure:
+"""The numbers behind results/cpu/README.md's account of the first CPU study that are not plain F1 means of a figure:
 where the gold evidence sits relative to what Direct Input keeps, how often ExtAgents reads the knowledge, and
-which ExtAgents version answered the committed rows. Each section is labelled with the README paragraph (and
+which ExtAgents version answered the committed rows. Each section is labelled with the paragraph (and
 docs/methods.md sentence) whose numbers it prints, so a reader can check each sentence against the rows rather
 than trust a figure's reading, and a sentence can be kept right when the rows change.
 
@@ -102,7 +102,7 @@ def robustness() -> None:
     options = {placement_label(s["options"]): s["options"] for s in rows["spec"]}
     rows["placement"] = rows["spec"].map(lambda s: placement_label(s["options"]))
     sweep = {label: sweep_of(o, list(options.values())) for label, o in options.items()}
-    print("== README 'Robustness' (05_robustness, hotpotqa-longdoc at 4x, middle truncation) ==")
+    print("== results/cpu/README.md 'Robustness' (05_robustness, hotpotqa-longdoc at 4x, middle truncation) ==")
     first = rows.iloc[0]
     keep, total = keep_of(first), first["meta"]["input_tokens"]
     print(f"Direct Input keeps {keep} of {total} tokens: tokens 0-{keep // 2 - 1} and "
@@ -138,7 +138,7 @@ def readings() -> None:
     (seeking calls over chunks), with LLMxMapReduce's prompt tokens beside ExtAgents'; then the cost paragraph's
     means over the three datasets."""
     rows = rows_of("01_scaling")
-    print("== README 'Cost' (01_scaling: ExtAgents' rounds and readings of the knowledge) ==")
+    print("== results/cpu/README.md 'Cost' (01_scaling: ExtAgents' rounds and readings of the knowledge) ==")
     for (dataset, x), cell in rows[rows["method"] == "extagents"].groupby(["dataset", "x"]):
         second = int((cell["rounds"] >= 2).sum())
         mapreduce = rows[(rows["method"] == "mapreduce") & (rows["dataset"] == dataset) & (rows["x"] == x)]
@@ -160,7 +160,7 @@ def scaling() -> None:
     """(c) 01_scaling: the gold paragraphs inside Direct Input's kept window on HotpotQA (retrieval order, front
     truncation), and every method's F1 per dataset and length for the scaling paragraph."""
     rows = rows_of("01_scaling")
-    print("== README 'Scaling' (01_scaling) ==")
+    print("== results/cpu/README.md and README 'Scaling' (01_scaling) ==")
     direct = rows[(rows["method"] == "direct") & (rows["dataset"] == "hotpotqa")]
     for x, cell in direct.groupby("x"):
         inside = cell.apply(hops_inside, axis=1)
@@ -177,7 +177,7 @@ def scaling() -> None:
 
 def versions() -> None:
     """(d) The ExtAgents version of the committed rows (every stored row, and the current ones) and the code's."""
-    print("== README 'Beyond the window' bullet and docs/methods.md (ExtAgents versions) ==")
+    print("== results/cpu/beyond_window/README.md 'Why' bullet and docs/methods.md (ExtAgents versions) ==")
     print(f"  code: extlib/methods/extagents.py ExtAgents.version = {ExtAgents.version}")
     for study in ("01_scaling", "02_ablation", "05_robustness"):
         stored = Counter(row_version(row) for path in run_files([CPU / study])
