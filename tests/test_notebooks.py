@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import papermill
+import pandas as pd
 import pytest
 
 NOTEBOOKS = Path(__file__).parents[1] / "notebooks"
@@ -156,9 +157,32 @@ def test_an_empty_frame_has_no_colour_and_a_drawn_line_has(tmp_path):
     plots.theme()
     fig, ax = plt.subplots(figsize=(6, 3))
     ax.set(title="empty", xlabel="x", ylabel="y")
-    assert colored_share(plots.save(fig, tmp_path, "empty")) == 0.0
-    ax.plot([0, 1], [0, 1], color=plots.COLORS["extagents"])
-    assert colored_share(plots.save(fig, tmp_path, "line")) > 0.001
+    line = pd.DataFrame({"x": [0, 1], "y": [0.0, 1.0]})
+    assert colored_share(plots.save(fig, tmp_path, "empty", data=line)) == 0.0
+    ax.plot(line["x"], line["y"], color=plots.COLORS["extagents"])
+    assert colored_share(plots.save(fig, tmp_path, "line", data=line)) > 0.001
+
+
+def test_a_figure_is_saved_as_png_and_svg_with_its_numbers_as_csv_and_the_same_rows_give_the_same_files(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from extlib import plots
+
+    plots.theme()
+    numbers = pd.DataFrame({"method": ["extagents", "direct"], "x": [1, 1], "mean": [0.5, 0.25]})
+    files = []
+    for attempt in ("first", "again"):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.bar(numbers["method"], numbers["mean"], color=[plots.COLORS[m] for m in numbers["method"]])
+        png = plots.save(fig, tmp_path / attempt, "bars", data=numbers)
+        plt.close(fig)
+        files.append({suffix: png.with_suffix(suffix).read_bytes() for suffix in (".png", ".svg", ".csv")})
+    assert files[0][".svg"] == files[1][".svg"] and files[0][".csv"] == files[1][".csv"]  # no date, no random ids
+    assert pd.read_csv(tmp_path / "first" / "bars.csv").equals(numbers.astype({"mean": float}))
+    with pytest.raises(ValueError, match="saved with the numbers it draws"):
+        plots.save(fig, tmp_path, "nothing", data=pd.DataFrame())
 
 
 def test_a_panel_of_fewer_lengths_keeps_the_scale_of_one_of_1x_to_8x_and_its_bars_their_width():
