@@ -3,8 +3,8 @@
 import re
 from pathlib import Path
 
-import papermill
 import pandas as pd
+import papermill
 import pytest
 
 NOTEBOOKS = Path(__file__).parents[1] / "notebooks"
@@ -126,12 +126,19 @@ def test_every_experiment_notebook_runs_on_the_real_model_and_writes_rows_and_fi
         record = json.loads((results / "06_survey" / "history-of-astronomy" / system / "record.json").read_text())
         assert record["sections"] and all(s["calls"] for s in record["sections"]), system
     assert json.loads((results / "06_survey" / "history-of-astronomy" / "judge.json").read_text())["judgements"]
-    for figure in ("lesson_chunks", "lesson_rounds", "lesson_timeline", "scaling", "ablation", "latency", "cost",
-                   "robustness", "survey_table4"):
+    for figure in ("lesson_chunks", "lesson_rounds", "lesson_kar", "lesson_timeline", "scaling", "ablation", "latency",
+                   "cost", "robustness", "survey_table4"):
         assert colored_share(figures / f"{figure}.png") > 0.0002, figure  # data in colour, not an empty frame
-    for notebook in executed:  # no cell ended in an error
+        assert (figures / f"{figure}.svg").stat().st_size > 1_000, figure  # a vector copy for print
+        assert len(pd.read_csv(figures / f"{figure}.csv")) >= 1, figure  # and the numbers it draws
+    for notebook in executed:  # no cell ended in an error, and no progress bar or warning was saved
         cells = json.loads(notebook.read_text())["cells"]
-        assert not [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        outputs = [o for c in cells for o in c.get("outputs", [])]
+        assert not [o for o in outputs if o.get("output_type") == "error"], notebook.name
+        assert not [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"], notebook.name
+        if notebook.stem in ("01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness"):
+            said = "".join(cells[-1]["outputs"][0]["data"]["text/markdown"])  # it ends with what its numbers say
+            assert "What the numbers say" in "".join(cells[-2]["source"]) and said.startswith("- "), notebook.name
     stamps = {f: f.stat().st_mtime for f in results.rglob("*.jsonl")}
     render("smoke", only=["01_scaling"], results_root=tmp_path / "results", figures_root=tmp_path / "figures")
     assert {f: f.stat().st_mtime for f in results.rglob("*.jsonl")} == stamps  # nothing recomputed
