@@ -20,7 +20,8 @@ NAMES = {"extagents": "ExtAgents", "direct": "Direct Input", "mapreduce": "LLM×
          "o2-searcher": "O2-Searcher", "autosurvey": "AutoSurvey"}
 LENGTH_SPAN = 8  # a length axis spans at least 1x-8x of the window (the studies' range), whatever its ticks
 BAR_HALF_WIDTH = 1.15  # a bar at length x spans x / 1.15 to x * 1.15 on the log axis
-COLORS = dict(zip(NAMES, sns.color_palette("tab10", 10) + [(0.4, 0.4, 0.4), (0.85, 0.65, 0.1)]))
+# one colour per method in every figure: tab10 in NAMES' order, then O2-Searcher dark teal and AutoSurvey gold
+COLORS = dict(zip(NAMES, sns.color_palette("tab10", 10) + [(0.0, 0.35, 0.37), (0.85, 0.65, 0.1)]))
 
 
 def theme() -> None:
