@@ -86,19 +86,20 @@ LIMIT ?= 20
 compare: data
 	$(BIN)/extagents run --config configs/compare.yaml --limit $(LIMIT)
 	$(BIN)/extagents report results/cpu/compare --csv runs/compare.csv
-	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb compare_methods.ipynb -p run_dir ../results/cpu/compare \
-		-y 'method_versions: {}'
+	cd notebooks && ../$(BIN)/papermill compare_methods.ipynb ../results/cpu/notebooks/compare_methods.ipynb \
+		-p run_dir ../results/cpu/compare -y 'method_versions: {}'
 
 # The beyond-window study (results/cpu/beyond_window/README.md): ExtAgents against Direct Input and LLMxMapReduce where the evidence
 # lies beyond the window (hotpotqa-longdoc, zh-longdoc at 4x and 8x a 1,024-token window) and where it comes first
 # (HotpotQA in retrieval order), on the test draw (seed 2). One question at a time across every cell; the rows
 # are committed under results/cpu/beyond_window, so it resumes where it stopped. BEYOND_LIMIT=K stops after K.
-# The issue's targets are at 8x: past question 15 the long documents run at 8,192 only (cap: in their configs).
+# The study's targets are at 8x: past question 15 the long documents run at 8,192 only (cap: in their configs).
 BEYOND_LIMIT ?= 30
 beyond-window: data
 	$(BIN)/extagents run --config configs/beyond_window.yaml --limit $(BEYOND_LIMIT)
 	$(BIN)/extagents report results/cpu/beyond_window
-	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb beyond_window.ipynb -y 'method_versions: {}'
+	cd notebooks && ../$(BIN)/papermill beyond_window.ipynb ../results/cpu/notebooks/beyond_window.ipynb \
+		-y 'method_versions: {}'
 
 # The committed CPU study (results/cpu/README.md): the cpu preset's scaling, ablation and robustness notebooks' cells
 # answered one question at a time across all of them on one server (question k of every cell that lacks it, then

@@ -1,5 +1,6 @@
 """Compare a redraw of the committed figures with the committed ones: every committed PNG must be redrawn, at the
-same size, within a small pixel tolerance (matplotlib's RMS of the pixel difference on a 0-255 scale)."""
+same size, within a small pixel tolerance (matplotlib's RMS of the pixel difference on a 0-255 scale), with its SVG
+beside it and its numbers (the CSV) the same to the byte."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ def main(committed: Path, redrawn: Path) -> int:
             problem = compare_images(str(figure), str(again), tol=TOLERANCE, in_decorator=True)
         except Exception as exc:  # e.g. the sizes differ
             problem = str(exc)
+        for suffix in (".svg", ".csv"):
+            if not figure.with_suffix(suffix).exists() or not again.with_suffix(suffix).exists():
+                problem = problem or f"its {suffix} is missing (committed or redrawn)"
+        if not problem and figure.with_suffix(".csv").read_bytes() != again.with_suffix(".csv").read_bytes():
+            problem = "its numbers (the CSV) differ"
         if problem:
             failures.append(f"{figure.name}: {problem}")
         print(f"{figure.name}: {'differs' if problem else 'same'}")

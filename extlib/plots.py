@@ -1,6 +1,6 @@
 """One look for every figure of the notebooks: a seaborn theme, one colour and one name per method, means with
 bootstrap 95% intervals, the context window marked, the paper's reported numbers as labelled reference marks,
-and failed questions counted on the figure."""
+failed questions counted on the figure, and every figure saved as PNG and SVG with its numbers as CSV."""
 
 from __future__ import annotations
 
@@ -20,12 +20,14 @@ NAMES = {"extagents": "ExtAgents", "direct": "Direct Input", "mapreduce": "LLM×
          "o2-searcher": "O2-Searcher", "autosurvey": "AutoSurvey"}
 LENGTH_SPAN = 8  # a length axis spans at least 1x-8x of the window (the studies' range), whatever its ticks
 BAR_HALF_WIDTH = 1.15  # a bar at length x spans x / 1.15 to x * 1.15 on the log axis
-COLORS = dict(zip(NAMES, sns.color_palette("tab10", 10) + [(0.4, 0.4, 0.4), (0.85, 0.65, 0.1)]))
+# one colour per method in every figure: tab10 in NAMES' order, then O2-Searcher dark teal and AutoSurvey gold
+COLORS = dict(zip(NAMES, sns.color_palette("tab10", 10) + [(0.0, 0.35, 0.37), (0.85, 0.65, 0.1)]))
 
 
 def theme() -> None:
     sns.set_theme(context="notebook", style="whitegrid", font_scale=0.9)
-    plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 130, "savefig.bbox": "tight"})
+    # 160 dpi PNGs for the page, SVGs for print; a fixed hash salt so an SVG redrawn from the same rows is the same
+    plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 160, "savefig.bbox": "tight", "svg.hashsalt": "extagents"})
 
 
 def name(method: str) -> str:
@@ -126,9 +128,17 @@ def plain_log(axis) -> None:
 
 
 def mark_window(ax: plt.Axes, at: float = 1.0, label: str = "context window") -> None:
-    ax.axvline(at, color="black", lw=1, ls=":")
-    ax.annotate(label, (at, 0.98), xycoords=("data", "axes fraction"), rotation=90, va="top", ha="right",
-                fontsize=8, annotation_clip=True)  # nothing outside a panel that starts beyond the window
+    """The window as a dotted line, named in the legend (a label written on the panel covers its points)."""
+    ax.axvline(at, color="black", lw=1, ls=":", label=label)
+
+
+def token_axis(ax: plt.Axes, window: int, ticks: list[float]) -> None:
+    """A second x axis on top of a `length_axis` panel: the same lengths in tokens (x times the window)."""
+    top = ax.secondary_xaxis("top", functions=(lambda x: x * window, lambda t: t / window))
+    top.set_xticks([t * window for t in ticks], [f"{round(t * window):,}" for t in ticks], fontsize=7)
+    top.minorticks_off()
+    top.tick_params(length=2, pad=1)
+    top.set_xlabel("tokens", fontsize=7, labelpad=2)
 
 
 def mark_paper(ax: plt.Axes, dataset: str, methods: list[str], scale: float = 100.0) -> bool:
@@ -138,8 +148,10 @@ def mark_paper(ax: plt.Axes, dataset: str, methods: list[str], scale: float = 10
     for method, x, f1 in points:
         ax.scatter([x], [scale * f1], marker="*", s=160, facecolors="none", edgecolors=COLORS.get(method), lw=1.4,
                    zorder=5)
-        ax.annotate(f"paper: {name(method)}", (x, scale * f1), textcoords="offset points", xytext=(-7, 5),
-                    ha="right", fontsize=7, color=COLORS.get(method))
+        right = x <= 1  # at the panel's left edge a label to the left would run into the tick labels
+        ax.annotate(f"paper: {name(method)}", (x, scale * f1), textcoords="offset points",
+                    xytext=(7, 4) if right else (-7, 4), ha="left" if right else "right", fontsize=7,
+                    color=COLORS.get(method), bbox={"facecolor": "white", "alpha": 0.7, "lw": 0, "pad": 0.5})
     return bool(points)
 
 
@@ -166,9 +178,16 @@ def per_point(n: int) -> str:
     return f"{n} question{'' if n == 1 else 's'} a point"
 
 
-def save(fig: plt.Figure, folder: str | Path, stem: str) -> Path:
+def save(fig: plt.Figure, folder: str | Path, stem: str, data: pd.DataFrame) -> Path:
+    """Write the figure as `stem.png` and `stem.svg` and the numbers it draws as `stem.csv` (one row per point or
+    bar, with its interval and question count where it has them), so a reader can cite it and redraw it; returns
+    the PNG's path."""
+    if not isinstance(data, pd.DataFrame) or data.empty:
+        raise ValueError(f"{stem}: a figure is saved with the numbers it draws (a non-empty DataFrame), got {data!r}")
     path = Path(folder) / f"{stem}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path)
+    fig.savefig(path.with_suffix(".svg"), metadata={"Date": None})  # no date: the same rows give the same file
+    data.to_csv(path.with_suffix(".csv"), index=False, float_format="%.4f")
     return path

@@ -23,6 +23,7 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -223,14 +224,31 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     return [executed / f"{name}.ipynb" for name in names]
 
 
+@contextlib.contextmanager
+def quiet_kernel() -> Iterator[None]:
+    """Progress bars off in the kernels started inside the block: tqdm reads TQDM_DISABLE when a process imports
+    it, so the kernel's bars are off while this process's own (already imported) keep showing on the terminal,
+    and a saved notebook holds results, not bars."""
+    before = os.environ.get("TQDM_DISABLE")
+    os.environ["TQDM_DISABLE"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TQDM_DISABLE"]
+        else:
+            os.environ["TQDM_DISABLE"] = before
+
+
 def execute(papermill: Any, name: str, target: Path, plan: dict[str, Any]) -> None:
     """Run notebook `name` into `target`. Papermill saves its output even when interrupted, so it writes a
     temporary copy that replaces `target` only when the notebook ran to its end or stopped on an error in a cell
     (that copy records the error, so it is never up to date); Ctrl-C or a crash leaves `target` as it was."""
     running = target.with_name(f".{target.stem}.running.ipynb")
     try:
-        papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(running), parameters=plan,
-                                   cwd=str(ROOT / "notebooks"), progress_bar=True, kernel_name="python3")
+        with quiet_kernel():
+            papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(running), parameters=plan,
+                                       cwd=str(ROOT / "notebooks"), progress_bar=True, kernel_name="python3")
     except papermill.PapermillExecutionError as exc:  # its rows so far are kept; a rerun continues
         os.replace(running, target)
         where = f"notebook {name} stopped in cell {exc.exec_count}: {exc.ename}: {exc.evalue} (the executed copy, " \

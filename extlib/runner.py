@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from .budget import PromptTooLong
 from .cells import Cell

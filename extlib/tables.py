@@ -128,6 +128,33 @@ def paired_differences(table: pd.DataFrame, reference: str = "extagents") -> pd.
                                       "ties", "losses"])
 
 
+def paired_by_question(rows: pd.DataFrame, by: list[str], hue: str, reference: str,
+                       value: str = "f1") -> pd.DataFrame:
+    """Per group of `by` and each `hue` value other than `reference`: the mean over the questions both answered of
+    `reference`'s `value` minus the other's (a question's median over repeats), its paired 95% bootstrap interval,
+    and the reference's wins, ties and losses. What a notebook's paired table and the ablation's figure show."""
+    if rows.empty or reference not in set(rows[hue]):
+        raise ValueError(f"no rows of {reference!r} in {hue!r} to pair the others with "
+                         f"(there are {sorted(set(rows[hue])) if len(rows) else 'no rows'})")
+    per_question = rows.groupby([*by, hue, "id"], sort=True)[value].median()
+    out = []
+    for keys, group in per_question.groupby(level=list(range(len(by))), sort=True):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        by_hue = {h: g.droplevel(list(range(len(by) + 1))) for h, g in group.groupby(level=len(by))}
+        if reference not in by_hue:
+            continue
+        for other, scores in by_hue.items():
+            shared = by_hue[reference].index.intersection(scores.index)
+            if other == reference or shared.empty:
+                continue
+            diffs = (by_hue[reference][shared] - scores[shared]).to_numpy(dtype=float)
+            low, high = bootstrap_interval(diffs.tolist())
+            out.append({**dict(zip(by, keys)), hue: other, "questions": len(shared), "difference": diffs.mean(),
+                        "low": low, "high": high, "wins": int((diffs > 0).sum()), "ties": int((diffs == 0).sum()),
+                        "losses": int((diffs < 0).sum())})
+    return pd.DataFrame(out, columns=[*by, hue, "questions", "difference", "low", "high", "wins", "ties", "losses"])
+
+
 def markdown(table: pd.DataFrame, reference: str = "extagents") -> str:
     """The tables `extagents report` prints: one row per run file, its method measures, and `reference` paired with
     every other method of its cell. A study column appears when the files come from several studies, a setting

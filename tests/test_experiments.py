@@ -11,7 +11,7 @@ from extlib.cells import Cell
 from extlib.methods import UnknownKnob
 from extlib.runfile import RunFile, load_rows
 from extlib.runner import answer_cell
-from extlib.tables import bootstrap_interval, collect, markdown, paired_differences
+from extlib.tables import bootstrap_interval, collect, markdown, paired_by_question, paired_differences
 from extlib.testing import scripted_client
 
 TASKS = [Task(f"q{i}", f"Who keeps light {i}?", f"Light {i} is kept by Ann {i}. " * 20, [f"Ann {i}"])
@@ -129,6 +129,23 @@ def test_bootstrap_interval_and_paired_differences():
     assert paired["method"] == "direct" and paired["questions"] == 3  # only the questions both answered
     assert abs(paired["difference"]) < 1e-9 and (paired["wins"], paired["ties"], paired["losses"]) == (1, 1, 1)
     assert paired["low"] < 0 < paired["high"]
+
+
+def test_paired_by_question_pairs_the_questions_both_answered_per_group_with_repeats_as_their_median():
+    def row(panel, label, question, f1, repeat=0):
+        return {"panel": panel, "x": 1, "label": label, "id": question, "f1": f1, "repeat": repeat}
+    rows = pd.DataFrame([row("a", "full", "q1", 1.0), row("a", "full", "q2", 1.0), row("a", "full", "q3", 0.0),
+                         row("a", "no GKS", "q1", 0.0), row("a", "no GKS", "q2", 1.0),  # q3 unanswered: unpaired
+                         row("a", "no KAR", "q1", 1.0), row("a", "no KAR", "q1", 0.0, 1),
+                         row("a", "no KAR", "q1", 0.0, 2),
+                         row("b", "no GKS", "q1", 1.0)])  # a panel without the reference: nothing to pair
+    table = paired_by_question(rows, ["panel", "x"], "label", "full").set_index("label")
+    assert list(table.index) == ["no GKS", "no KAR"] and set(table["panel"]) == {"a"}
+    assert table.loc["no GKS", "questions"] == 2 and table.loc["no GKS", "difference"] == 0.5
+    assert (table.loc["no GKS", ["wins", "ties", "losses"]] == [1, 1, 0]).all()
+    assert table.loc["no KAR", "difference"] == 1.0  # q1's median over its three repeats is 0
+    with pytest.raises(ValueError, match="no rows of 'full'"):
+        paired_by_question(rows[rows.label != "full"], ["panel", "x"], "label", "full")
 
 
 def test_a_row_torn_by_a_crash_is_answered_again_and_a_broken_middle_line_is_named(tmp_path):

@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import pandas as pd
 import papermill
 import pytest
 
@@ -125,12 +126,19 @@ def test_every_experiment_notebook_runs_on_the_real_model_and_writes_rows_and_fi
         record = json.loads((results / "06_survey" / "history-of-astronomy" / system / "record.json").read_text())
         assert record["sections"] and all(s["calls"] for s in record["sections"]), system
     assert json.loads((results / "06_survey" / "history-of-astronomy" / "judge.json").read_text())["judgements"]
-    for figure in ("lesson_chunks", "lesson_rounds", "lesson_timeline", "scaling", "ablation", "latency", "cost",
-                   "robustness", "survey_table4"):
+    for figure in ("lesson_chunks", "lesson_rounds", "lesson_kar", "lesson_timeline", "scaling", "ablation", "latency",
+                   "cost", "robustness", "survey_table4"):
         assert colored_share(figures / f"{figure}.png") > 0.0002, figure  # data in colour, not an empty frame
-    for notebook in executed:  # no cell ended in an error
+        assert (figures / f"{figure}.svg").stat().st_size > 1_000, figure  # a vector copy for print
+        assert len(pd.read_csv(figures / f"{figure}.csv")) >= 1, figure  # and the numbers it draws
+    for notebook in executed:  # no cell ended in an error, and no progress bar or warning was saved
         cells = json.loads(notebook.read_text())["cells"]
-        assert not [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        outputs = [o for c in cells for o in c.get("outputs", [])]
+        assert not [o for o in outputs if o.get("output_type") == "error"], notebook.name
+        assert not [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"], notebook.name
+        if notebook.stem in ("01_scaling", "02_ablation", "03_latency", "04_cost", "05_robustness"):
+            said = "".join(cells[-1]["outputs"][0]["data"]["text/markdown"])  # it ends with what its numbers say
+            assert "What the numbers say" in "".join(cells[-2]["source"]) and said.startswith("- "), notebook.name
     stamps = {f: f.stat().st_mtime for f in results.rglob("*.jsonl")}
     render("smoke", only=["01_scaling"], results_root=tmp_path / "results", figures_root=tmp_path / "figures")
     assert {f: f.stat().st_mtime for f in results.rglob("*.jsonl")} == stamps  # nothing recomputed
@@ -156,9 +164,32 @@ def test_an_empty_frame_has_no_colour_and_a_drawn_line_has(tmp_path):
     plots.theme()
     fig, ax = plt.subplots(figsize=(6, 3))
     ax.set(title="empty", xlabel="x", ylabel="y")
-    assert colored_share(plots.save(fig, tmp_path, "empty")) == 0.0
-    ax.plot([0, 1], [0, 1], color=plots.COLORS["extagents"])
-    assert colored_share(plots.save(fig, tmp_path, "line")) > 0.001
+    line = pd.DataFrame({"x": [0, 1], "y": [0.0, 1.0]})
+    assert colored_share(plots.save(fig, tmp_path, "empty", data=line)) == 0.0
+    ax.plot(line["x"], line["y"], color=plots.COLORS["extagents"])
+    assert colored_share(plots.save(fig, tmp_path, "line", data=line)) > 0.001
+
+
+def test_a_figure_is_saved_as_png_and_svg_with_its_numbers_as_csv_and_the_same_rows_give_the_same_files(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from extlib import plots
+
+    plots.theme()
+    numbers = pd.DataFrame({"method": ["extagents", "direct"], "x": [1, 1], "mean": [0.5, 0.25]})
+    files = []
+    for attempt in ("first", "again"):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.bar(numbers["method"], numbers["mean"], color=[plots.COLORS[m] for m in numbers["method"]])
+        png = plots.save(fig, tmp_path / attempt, "bars", data=numbers)
+        plt.close(fig)
+        files.append({suffix: png.with_suffix(suffix).read_bytes() for suffix in (".png", ".svg", ".csv")})
+    assert files[0][".svg"] == files[1][".svg"] and files[0][".csv"] == files[1][".csv"]  # no date, no random ids
+    assert pd.read_csv(tmp_path / "first" / "bars.csv").equals(numbers.astype({"mean": float}))
+    with pytest.raises(ValueError, match="saved with the numbers it draws"):
+        plots.save(fig, tmp_path, "nothing", data=pd.DataFrame())
 
 
 def test_a_panel_of_fewer_lengths_keeps_the_scale_of_one_of_1x_to_8x_and_its_bars_their_width():
