@@ -20,12 +20,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
-from tqdm import tqdm
 
 from .budget import PromptTooLong
 from .cells import Cell
 from .datasets import load_tasks
 from .errors import ModelCallRefused, SetupError, UserError
+from .fan_out import progress_bar
 from .llm import LLMClient
 from .methods import METHODS
 from .methods.base import run_sync
@@ -98,8 +98,8 @@ def _question_by_question(plan: list[tuple[Cell, list[Task]]], llm: LLMClient, r
     """Question k of every cell before question k+1 of any; cells with nothing pending are left alone, so a
     finished experiment redraws without reading a file per question."""
     unfinished = [bool(pending(tasks, _done(cell, root, llm), max_attempts)) for cell, tasks in plan]
-    with tqdm(total=sum(len(tasks) for _, tasks in plan), desc=f"{root.name}: questions x cells", unit="answer",
-              disable=not progress) as bar:
+    with progress_bar(progress, total=sum(len(tasks) for _, tasks in plan), desc=f"{root.name}: questions x cells",
+                      unit="answer") as bar:
         for k in range(1, max((len(tasks) for _, tasks in plan), default=0) + 1):
             for (cell, tasks), work in zip(plan, unfinished):
                 if k > len(tasks):

@@ -20,10 +20,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from ..budget import PromptTooLong
 from ..errors import UserError
+from ..fan_out import progress_bar
 from ..llm import LLMClient
 from .autosurvey import AutoSurveyWriter
 from .citations import CitationStats, citation_stats, merge_citation_runs, renumber, sentences
@@ -130,8 +129,8 @@ async def write_survey(topic: str, collection: SourceCollection, system: str, ll
                 "reasoning_model": reasoner.model_id if reasoner else None, "temperature": llm.temperature,
                 "sources": collection.name, "sources_sha256": collection.fingerprint}
     sections: list[SectionDraft] = []
-    for number, section in tqdm(list(enumerate(outline.sections, 1)), desc=f"{folder.name}: {system} sections",
-                                unit="section", disable=not progress):
+    for number, section in progress_bar(progress, iterable=list(enumerate(outline.sections, 1)),
+                                        desc=f"{folder.name}: {system} sections", unit="section"):
         path = folder / system / "sections" / f"{number:02d}.json"
         previous = sections[-1].text if sections else ""
         # a section written after the previous one: redone when that one changed (e.g. was written by a rerun)
