@@ -18,13 +18,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from .budget import CHAT_OVERHEAD_TOKENS, require_fit
 from .calls import call
 from .chunking import encode_long, fixed_chunks
 from .errors import UserError
-from .fan_out import fan_out
+from .fan_out import fan_out, progress_bar
 from .grounding import grounding
 from .jsonl import append, open_for_append, read_jsonl
 from .llm import LLMClient
@@ -103,7 +101,7 @@ def build(tasks: list[Task], llm: LLMClient, out: str | Path, segment_tokens: in
             if record["verdict"] != "failed" and record.get("settings") == settings}
     todo = [t for t in tasks if t.id not in done]
     with open_for_append(log) as sink:
-        for task in tqdm(todo, desc="∞Bench+ filter", unit="sample", disable=not progress):
+        for task in progress_bar(progress, iterable=todo, desc="∞Bench+ filter", unit="sample"):
             record = {**run_sync(judge_sample(task, llm, segment_tokens, context_window, verify)),
                       "settings": settings}
             append(sink, record)

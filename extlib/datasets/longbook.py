@@ -13,9 +13,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from tqdm import tqdm
-
 from ..errors import MissingFile, SetupError, UserError
+from ..fan_out import progress_bar
 from ..tokenizer import Tokenizer
 from ..trace import Task
 from .common import DataError, check_rows, json_lines, sample
@@ -81,7 +80,7 @@ def long_document_tasks(rows: list[dict], dataset: str, lang: str, input_tokens:
     if if_shorter not in IF_SHORTER:
         raise UserError(f"if_shorter must be one of {IF_SHORTER}, got {if_shorter!r}")
     out, short, lengths = [], [], []
-    for row in tqdm(sample(rows, n, seed, dataset, ids), desc=f"cut {dataset}", disable=not progress):
+    for row in progress_bar(progress, iterable=sample(rows, n, seed, dataset, ids), desc=f"cut {dataset}"):
         try:
             text, tokens = cut_document(tokenizer, row["context"], input_tokens, "middle")
         except TooLong as exc:

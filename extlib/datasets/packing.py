@@ -14,6 +14,7 @@ import numpy as np
 
 from ..chunking import decode_span, encode_long, truncate_ids
 from ..errors import UserError
+from ..fan_out import progress_bar
 from ..tokenizer import Tokenizer
 
 SEPARATOR = "\n\n"
@@ -41,10 +42,8 @@ class Packed:
 
 
 def unit_counts(tokenizer: Tokenizer, passages: list[str], progress: bool = False) -> np.ndarray:
-    from tqdm import tqdm
-
-    return np.fromiter((len(tokenizer.encode(p + SEPARATOR)) for p in tqdm(
-        passages, desc=f"count tokens ({tokenizer.name})", unit="passage", disable=not progress)),
+    return np.fromiter((len(tokenizer.encode(p + SEPARATOR)) for p in progress_bar(
+        progress, iterable=passages, desc=f"count tokens ({tokenizer.name})", unit="passage")),
         dtype=np.int32, count=len(passages))
 
 

@@ -12,10 +12,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from tqdm import tqdm
-
 from .. import agents
 from ..agents import Refusal
+from ..fan_out import progress_bar
 from ..llm import LLMClient
 from ..prompts import PromptSet
 from ..trace import CallRecord
@@ -60,8 +59,8 @@ class Pipeline:
         changed: list[int] = []
         early, step, step_messages = EarlyReasoning(), None, []
         size = 1  # KAR's next step reads the top `size` messages
-        with tqdm(total=len(tasks), desc=f"{self.label}round {t}: seeking agents (KAR pipelined)", unit="call",
-                  leave=False, disable=not self.progress) as bar:
+        with progress_bar(self.progress, total=len(tasks), unit="call", leave=False,
+                          desc=f"{self.label}round {t}: seeking agents (KAR pipelined)") as bar:
             try:
                 while len(replies) < len(tasks) or step is not None:
                     waiting = {f for i, f in tasks.items() if i not in replies} | ({step} if step else set())
