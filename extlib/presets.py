@@ -209,7 +209,7 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     engine = config.get("engine", {})
     with contextlib.ExitStack() as stack:
         if drawing:
-            stack.enter_context(offline_environment())
+            stack.enter_context(environment("EXTAGENTS_OFFLINE", "1"))
         elif todo and not engine.get("base_url"):  # one local server for all notebooks: each reuses it
             stack.enter_context(LocalServer(engine.get("local_model", EngineSettings.local_model),
                                             context_window=config.get("common", {}).get("window", DEFAULT_WINDOW),
@@ -224,29 +224,13 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
     return [executed / f"{name}.ipynb" for name in names]
 
 
-@contextlib.contextmanager
-def quiet_kernel() -> Iterator[None]:
-    """Progress bars off in the kernels started inside the block: tqdm reads TQDM_DISABLE when a process imports
-    it, so the kernel's bars are off while this process's own (already imported) keep showing on the terminal,
-    and a saved notebook holds results, not bars."""
-    before = os.environ.get("TQDM_DISABLE")
-    os.environ["TQDM_DISABLE"] = "1"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["TQDM_DISABLE"]
-        else:
-            os.environ["TQDM_DISABLE"] = before
-
-
 def execute(papermill: Any, name: str, target: Path, plan: dict[str, Any]) -> None:
     """Run notebook `name` into `target`. Papermill saves its output even when interrupted, so it writes a
     temporary copy that replaces `target` only when the notebook ran to its end or stopped on an error in a cell
     (that copy records the error, so it is never up to date); Ctrl-C or a crash leaves `target` as it was."""
     running = target.with_name(f".{target.stem}.running.ipynb")
     try:
-        with quiet_kernel():
+        with environment("TQDM_DISABLE", "1"):
             papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(running), parameters=plan,
                                        cwd=str(ROOT / "notebooks"), progress_bar=True, kernel_name="python3")
     except papermill.PapermillExecutionError as exc:  # its rows so far are kept; a rerun continues
@@ -276,17 +260,20 @@ def strip_ansi(text: str) -> str:
 
 
 @contextlib.contextmanager
-def offline_environment():
-    """EXTAGENTS_OFFLINE=1 for this process and the notebook kernels it starts: every model call is refused."""
-    before = os.environ.get("EXTAGENTS_OFFLINE")
-    os.environ["EXTAGENTS_OFFLINE"] = "1"
+def environment(name: str, value: str) -> Iterator[None]:
+    """`name`=`value` in this process's environment, and so in the notebook kernels it starts, inside the block;
+    as it was after. EXTAGENTS_OFFLINE=1: every model call is refused. TQDM_DISABLE=1: tqdm reads it when a process
+    imports it, so the kernels' bars are off while this process's own (already imported) keep showing on the
+    terminal, and a saved notebook holds results, not bars."""
+    before = os.environ.get(name)
+    os.environ[name] = value
     try:
         yield
     finally:
         if before is None:
-            del os.environ["EXTAGENTS_OFFLINE"]
+            del os.environ[name]
         else:
-            os.environ["EXTAGENTS_OFFLINE"] = before
+            os.environ[name] = before
 
 
 def say_versions(preset: str, committed: dict[str, Any]) -> None:
