@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from tqdm import tqdm
 
 from .cells import Cell
 from .engine import DEFAULT_WINDOW, EngineSettings, clients
 from .errors import ModelCallRefused, SetupError, UserError
+from .fan_out import progress_bar
 from .llm import LLMError
 from .methods import METHODS
 from .plans import PLANS, notebook_cells
@@ -216,7 +216,7 @@ def render(preset: str = "quick", only: list[str] | None = None, overrides: dict
                                             prompt_cache_mb=engine.get("prompt_cache_mb",
                                                                        EngineSettings.prompt_cache_mb),
                                             persistent=True))
-        for name in tqdm(todo, desc=f"preset {preset}: notebooks", unit="notebook"):
+        for name in progress_bar(True, iterable=todo, desc=f"preset {preset}: notebooks", unit="notebook"):
             execute(papermill, name, executed / f"{name}.ipynb", plans[name])
     not_current = {name: cells for name in names if (cells := cells_not_current(executed / f"{name}.ipynb"))}
     if not_current:
