@@ -2,7 +2,8 @@
 panels and the held-out BABILong-style set): each target as the paired mean difference over the questions both
 sides answered, with its 95% bootstrap interval, wins/ties/losses and whether it is met; the share of questions
 with a second round (one starts only when the round before found no answer); and the
-computed prompt tokens per question against LLMxMapReduce's on the same cells (the paper's Table 8). Reads run
+computed prompt tokens per question against LLMxMapReduce's on the same cells (the paper's Table 8); and the minutes
+each question took across the cells (the rows' summed seconds; the sittings in results/cpu/README.md). Reads run
 files only (no model call); a target whose rows are not there yet says so.
 
     .venv/bin/python benchmarks/test_targets.py
@@ -120,6 +121,24 @@ def second_rounds(rows: pd.DataFrame) -> list[str]:
             for (dataset, x), part in (own.groupby(["dataset", "x"]) if len(own) else [])]
 
 
+def minutes_per_question(rows: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per question number k (the k-th row of every run file, the order the study answers them in), the minutes its
+    rows took in each study (summed seconds) and how many cells have answered it."""
+    parts = []
+    for study, part in rows.items():
+        if part.empty:
+            continue
+        numbered = part.assign(question=part.groupby("file").cumcount() + 1).groupby("question")
+        parts.append(pd.DataFrame({f"{study} min": (numbered["seconds"].sum() / 60).round(1),
+                                   f"{study} cells": numbered["file"].nunique()}))
+    if not parts:
+        return pd.DataFrame()
+    table = pd.concat(parts, axis=1).fillna(0)
+    cells = table.filter(like=" cells").columns
+    table[cells] = table[cells].astype(int)
+    return table.assign(total=table.filter(like=" min").sum(axis=1).round(0).astype(int))
+
+
 def main() -> None:
     rows = {study: test_rows(study) for study in ("01_scaling", "02_ablation")}
     print("Targets (paired mean difference in F1 points, 95% bootstrap interval; wins/ties/losses)")
@@ -139,6 +158,8 @@ def main() -> None:
         a, b = mine["usage"].map(computed).mean(), theirs["usage"].map(computed).mean()
         print(f"  {dataset:10s} ExtAgents {a:8,.0f}  LLMxMapReduce {b:8,.0f}  over {len(mine)} questions: "
               f"{'met' if a <= b else 'NOT met'}")
+    print("\nMinutes per question across the cells (summed seconds of its rows) and cells that answered it")
+    print(minutes_per_question(rows).to_string())
 
 
 if __name__ == "__main__":
