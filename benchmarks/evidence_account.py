@@ -9,6 +9,13 @@ first hop, whether the answering KAR step read both, and what it answered. Reads
         --against-file results/dev/design/zh-bridge/extagents__*L4096*__chunk_tokens-384_seek_max_tokens-128.jsonl \
         results/dev/design-prompt-cache/zh-bridge/extagents__*.jsonl
 
+With --lost-to, the classes of the questions another method's run file answers better (the 1x questions lost
+to Direct Input). "On the scratchpad": a gold answer is in what the agents posted.
+
+    .venv/bin/python benchmarks/evidence_account.py \
+        results/cpu/01_scaling/hotpotqa-longdoc/extagents__*split-test.jsonl \
+        --lost-to results/cpu/01_scaling/hotpotqa-longdoc/direct__qwen2.5-1.5b__L1024__W1024__n30__s2__split-test.jsonl
+
 Classes (the first that applies): right (the answer holds a gold answer: "湖南省" for "湖南", not "江苏" for "浙江",
 whose character F1 is 0.5); hop 1 missing (no message of its chunk holds it); hop 2 missing
 (hop 1 was posted, hop 2 never: the bridge was not found); outranked (both posted, the answering step did not read
@@ -72,8 +79,10 @@ def account(row: dict, task, tokenizer) -> dict:
         verdict = "outranked"
     else:
         verdict = "misread"
+    scratchpad = normalize_answer(" ".join(posted(c) for c in calls))
+    on_scratchpad = any(normalize_answer(gold) and normalize_answer(gold) in scratchpad for gold in row["answers"])
     return {"id": row["id"], "f1": row["f1"], "rounds": row["rounds"], "holders": holders, "found in round": found,
-            "answer": row["answer"], "gold": row["answers"][0], "verdict": verdict}
+            "answer": row["answer"], "gold": row["answers"][0], "verdict": verdict, "on scratchpad": on_scratchpad}
 
 
 def main() -> None:
@@ -86,9 +95,14 @@ def main() -> None:
     parser.add_argument("--against-file", type=Path, default=None,
                         help="take the --against rows from this run file (another arm, e.g. another layout), not "
                              "from the file accounted for")
+    parser.add_argument("--lost-to", type=Path, default=None,
+                        help="also count the classes of the questions that score below this run file's rows of the "
+                             "same ids (another method on the same cell, e.g. Direct Input's)")
     args = parser.parse_args()
     if args.against_file is not None and (args.against is None or not args.against_file.is_file()):
         parser.error("--against-file needs --against and an existing run file")
+    if args.lost_to is not None and not args.lost_to.is_file():
+        parser.error(f"--lost-to {args.lost_to}: no such run file")
     tokenizer = default_tokenizer()
     for file in args.files:
         every = RunFile(file).rows()
@@ -112,8 +126,21 @@ def main() -> None:
               f", knobs {spec['knobs']}")
         for x in lines:
             print(f"  {x['id']}: {x['verdict']:13} rounds {x['rounds']} hops in chunks {x['holders']} posted in round "
-                  f"{x['found in round']}; answered {x['answer'][:40]!r} (gold {x['gold']!r})")
-        print("  " + ", ".join(f"{k} {v}" for k, v in Counter(x["verdict"] for x in lines).most_common()))
+                  f"{x['found in round']}; answered {x['answer'][:40]!r} (gold {x['gold']!r}"
+                  f"{', on the scratchpad' if x['on scratchpad'] else ''})")
+        print("  " + summary(lines))
+        if args.lost_to is not None:
+            other = {key: r["f1"] for key, r in RunFile(args.lost_to).newest().items()}
+            lost = [x for x in lines if x["id"] in other and x["f1"] < other[x["id"]]]
+            won = sum(x["id"] in other and x["f1"] > other[x["id"]] for x in lines)
+            print(f"  lost to {args.lost_to.name} ({len(lost)} questions; {won} won): {summary(lost)}")
+
+
+def summary(lines: list[dict]) -> str:
+    """The classes' counts, and in how many questions of each a gold answer was on the scratchpad."""
+    counts = Counter(x["verdict"] for x in lines)
+    posted_answer = Counter(x["verdict"] for x in lines if x["on scratchpad"])
+    return ", ".join(f"{k} {v} (answer on the scratchpad in {posted_answer[k]})" for k, v in counts.most_common())
 
 
 if __name__ == "__main__":

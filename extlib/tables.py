@@ -34,10 +34,16 @@ def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0
     if len(values) == 0:
         return 0.0, 0.0
     if np.all(values == values[0]):  # no spread to resample (and one question has none)
-        return float(values[0]), float(values[0])
+        return _exact(values[0]), _exact(values[0])
     result = stats.bootstrap((values,), np.mean, n_resamples=resamples, confidence_level=0.95,
                              method="percentile", random_state=np.random.default_rng(seed))
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+    return _exact(result.confidence_interval.low), _exact(result.confidence_interval.high)
+
+
+def _exact(value: float) -> float:
+    """An interval end without float noise: a resample of ties and opposite scores can sum to -1e-17 instead of 0,
+    which prints as "-0" and reads as an interval that excludes 0 (and +0.0 for -0.0, which prints as "-0" too)."""
+    return round(float(value), 12) + 0.0
 
 
 def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.DataFrame:

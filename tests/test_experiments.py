@@ -121,6 +121,10 @@ def test_bootstrap_interval_and_paired_differences():
     low, high = bootstrap_interval([0.0, 1.0] * 10)
     assert 0.2 < low < 0.5 < high < 0.8
     assert abs((high - low) / 2 - 1.96 * 0.5 / 20 ** 0.5) <= 0.05  # the normal half-width, within one question
+    # one loss among ties: the interval ends at 0 exactly, which prints "+0", never "-0" (read as excluding 0)
+    low, high = bootstrap_interval([-1 / 30] + [0.0] * 29)
+    assert low < 0 and high == 0 and f"{100 * high:+.0f}" == "+0"
+    assert f"{100 * bootstrap_interval([-0.0] * 5)[1]:+.0f}" == "+0"
     cell = {"dataset": "toy", "input_tokens": 200, "model": "m", "window": 512}
     table = [{**cell, "method": "extagents", "f1_by_id": {"a": 1.0, "b": 1.0, "c": 0.0, "d": 0.5}},
              {**cell, "method": "direct", "f1_by_id": {"a": 0.0, "b": 1.0, "c": 1.0}},
