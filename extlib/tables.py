@@ -41,9 +41,10 @@ def bootstrap_interval(values: list[float], resamples: int = 2000, seed: int = 0
 
 
 def _exact(value: float) -> float:
-    """An interval end without float noise: a resample of ties and opposite scores can sum to -1e-17 instead of 0,
-    which prints as "-0" and reads as an interval that excludes 0 (and +0.0 for -0.0, which prints as "-0" too)."""
-    return round(float(value), 12) + 0.0
+    """An interval end of 0 as 0: a resample of ties and opposite scores can sum to -1e-17 instead, and -0.0 prints
+    as "-0" too, which reads as an interval that excludes 0. Other ends are kept as they are (a mean drawn with its
+    interval must stay inside it)."""
+    return 0.0 if abs(value) < 1e-9 else float(value)
 
 
 def collect(paths: list[Path], versions: Mapping[str, int] | None = None) -> pd.DataFrame:
