@@ -38,11 +38,11 @@ METHOD_NAMES = {"direct": "Direct Input", "extagents": "ExtAgents", "chain-of-ag
                 "mapreduce": "LLMxMapReduce", "drag": "DRAG"}
 
 
-def rows_of(study: str) -> pd.DataFrame:
-    """The current rows of one study, with the knowledge length as a multiple of the window: the first study's only
-    (issue 16; the test study's panels, a split's ids or the BABILong-style set, are read by test_targets.py)."""
+def rows_of(study: str, test: bool = False) -> pd.DataFrame:
+    """The current rows of one study, with the knowledge length as a multiple of the window: the first study's, or
+    with `test` the test study's (a split's test ids, or the BABILong-style set; test_targets.py reads their targets)."""
     rows = load_rows(run_files([CPU / study]), newest=True)
-    rows = rows[~rows.apply(in_test_study, axis=1)]
+    rows = rows[rows.apply(in_test_study, axis=1) == test]
     return rows.assign(x=rows["input_tokens"] // rows["window"])
 
 
@@ -95,14 +95,16 @@ def hops_kept(row: pd.Series) -> tuple[bool, bool]:
                  for g in (gold[0], gold[-1]))
 
 
-def robustness() -> None:
-    """(a) 05_robustness: per placement, Direct Input's F1 and how many questions have 2, 1 or 0 hops inside what
-    middle truncation keeps (and which: the earlier or the later in the text), and the other methods' F1."""
-    rows = rows_of("05_robustness")
+def robustness(test: bool) -> None:
+    """(a) 05_robustness, the first study's or the test study's: per placement, Direct Input's F1 and how many
+    questions have 2, 1 or 0 hops inside what middle truncation keeps (and which: the earlier or the later in the
+    text), and the other methods' F1."""
+    rows = rows_of("05_robustness", test)
     options = {placement_label(s["options"]): s["options"] for s in rows["spec"]}
     rows["placement"] = rows["spec"].map(lambda s: placement_label(s["options"]))
     sweep = {label: sweep_of(o, list(options.values())) for label, o in options.items()}
-    print("== results/cpu/README.md 'Robustness' (05_robustness, hotpotqa-longdoc at 4x, middle truncation) ==")
+    study = "the test study, hotpotqa-longdoc:test" if test else "the first study, hotpotqa-longdoc"
+    print(f"== results/cpu/README.md 'Robustness' (05_robustness, {study} at 4x, middle truncation) ==")
     first = rows.iloc[0]
     keep, total = keep_of(first), first["meta"]["input_tokens"]
     print(f"Direct Input keeps {keep} of {total} tokens: tokens 0-{keep // 2 - 1} and "
@@ -122,7 +124,7 @@ def robustness() -> None:
         print(f"    Direct Input F1 {f1_with_interval(direct)}; questions with both hops inside {counts[2]}, one "
               f"{counts[1]}, none {counts[0]} (earlier hop inside {sum(k[0] for k in kept)}, later hop inside "
               f"{sum(k[1] for k in kept)})")
-        for method in ("extagents", "chain-of-agents"):
+        for method in sorted(set(cell["method"]) - {"direct"}):
             print(f"    {METHOD_NAMES[method]} F1 {f1_with_interval(cell[cell['method'] == method])}")
     direct = rows[rows["method"] == "direct"]
     nothing = [p for p in order if (direct.loc[direct["placement"] == p].apply(hops_inside, axis=1) == 0).all()]
@@ -190,7 +192,8 @@ def versions() -> None:
 
 
 if __name__ == "__main__":
-    robustness()
+    robustness(test=False)
+    robustness(test=True)
     readings()
     scaling()
     versions()
