@@ -40,7 +40,7 @@ METHOD_NAMES = {"direct": "Direct Input", "extagents": "ExtAgents", "chain-of-ag
 
 def rows_of(study: str, test: bool = False) -> pd.DataFrame:
     """The current rows of one study, with the knowledge length as a multiple of the window: the first study's, or
-    with `test` the test study's (a split's test ids, or the BABILong-style set; test_targets.py reads their targets)."""
+    with `test` the test study's (a split's test ids, or the BABILong-style set; test_targets.py reads targets)."""
     rows = load_rows(run_files([CPU / study]), newest=True)
     rows = rows[rows.apply(in_test_study, axis=1) == test]
     return rows.assign(x=rows["input_tokens"] // rows["window"])
