@@ -61,6 +61,17 @@ def f1_with_interval(rows: pd.DataFrame) -> str:
     return f"{100 * rows['f1'].mean():4.1f} [{100 * low:.1f}-{100 * high:.1f}]"
 
 
+def paired_difference(cell: pd.DataFrame, method: str) -> str:
+    """A method's F1 minus Direct Input's over the questions both answered (matched by id), with the 95% bootstrap
+    interval and wins/ties/losses."""
+    f1 = cell.pivot_table(index="id", columns="method", values="f1").dropna()
+    gaps = (f1[method] - f1["direct"]).tolist()
+    low, high = bootstrap_interval(gaps)
+    wins, losses = sum(g > 0 for g in gaps), sum(g < 0 for g in gaps)
+    return (f"{100 * sum(gaps) / len(gaps):+.1f} [{100 * low:+.0f} to {100 * high:+.0f}] "
+            f"({wins}/{len(gaps) - wins - losses}/{losses})")
+
+
 def placement_label(options: dict) -> str:
     return (f"first hop at {options['position']:.0%}, distance {options['distance']:.0%}, "
             f"{options.get('order', 'forward')}")
@@ -98,7 +109,7 @@ def hops_kept(row: pd.Series) -> tuple[bool, bool]:
 def robustness(test: bool) -> None:
     """(a) 05_robustness, the first study's or the test study's: per placement, Direct Input's F1 and how many
     questions have 2, 1 or 0 hops inside what middle truncation keeps (and which: the earlier or the later in the
-    text), and the other methods' F1."""
+    text), and the other methods' F1 and their paired difference from Direct Input's."""
     rows = rows_of("05_robustness", test)
     options = {placement_label(s["options"]): s["options"] for s in rows["spec"]}
     rows["placement"] = rows["spec"].map(lambda s: placement_label(s["options"]))
@@ -125,7 +136,8 @@ def robustness(test: bool) -> None:
               f"{counts[1]}, none {counts[0]} (earlier hop inside {sum(k[0] for k in kept)}, later hop inside "
               f"{sum(k[1] for k in kept)})")
         for method in sorted(set(cell["method"]) - {"direct"}):
-            print(f"    {METHOD_NAMES[method]} F1 {f1_with_interval(cell[cell['method'] == method])}")
+            print(f"    {METHOD_NAMES[method]} F1 {f1_with_interval(cell[cell['method'] == method])}; minus Direct "
+                  f"Input on the same questions {paired_difference(cell, method)}")
     direct = rows[rows["method"] == "direct"]
     nothing = [p for p in order if (direct.loc[direct["placement"] == p].apply(hops_inside, axis=1) == 0).all()]
     answers = [dict(zip(direct.loc[direct["placement"] == p, "id"], direct.loc[direct["placement"] == p, "answer"]))
