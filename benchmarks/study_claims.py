@@ -30,7 +30,7 @@ from extlib.chunking import evidence_kept  # noqa: E402
 from extlib.datasets import truncation  # noqa: E402
 from extlib.methods.extagents import ExtAgents  # noqa: E402
 from extlib.runfile import RunFile, load_rows, row_version, run_files  # noqa: E402
-from extlib.tables import bootstrap_interval  # noqa: E402
+from extlib.tables import bootstrap_interval, paired_by_question  # noqa: E402
 
 CPU = ROOT / "results" / "cpu"
 PROMPT_PRICE, COMPLETION_PRICE = 0.15, 0.60  # dollars per 1M tokens, gpt-4o-mini (the cost notebook's)
@@ -61,15 +61,12 @@ def f1_with_interval(rows: pd.DataFrame) -> str:
     return f"{100 * rows['f1'].mean():4.1f} [{100 * low:.1f}-{100 * high:.1f}]"
 
 
-def paired_difference(cell: pd.DataFrame, method: str) -> str:
-    """A method's F1 minus Direct Input's over the questions both answered (matched by id), with the 95% bootstrap
-    interval and wins/ties/losses."""
-    f1 = cell.pivot_table(index="id", columns="method", values="f1").dropna()
-    gaps = (f1[method] - f1["direct"]).tolist()
-    low, high = bootstrap_interval(gaps)
-    wins, losses = sum(g > 0 for g in gaps), sum(g < 0 for g in gaps)
-    return (f"{100 * sum(gaps) / len(gaps):+.1f} [{100 * low:+.0f} to {100 * high:+.0f}] "
-            f"({wins}/{len(gaps) - wins - losses}/{losses})")
+def minus_direct(rows: pd.DataFrame, method: str) -> dict[str, str]:
+    """Per placement, a method's F1 minus Direct Input's over the questions both answered (matched by id), with the
+    95% bootstrap interval and wins/ties/losses: `extlib.tables.paired_by_question`, the notebooks' paired tables."""
+    paired = paired_by_question(rows[rows["method"].isin([method, "direct"])], ["placement"], "method", method)
+    return {r.placement: f"{100 * r.difference:+.1f} [{100 * r.low:+.0f} to {100 * r.high:+.0f}] "
+                         f"({r.wins}/{r.ties}/{r.losses})" for r in paired.itertuples()}
 
 
 def placement_label(options: dict) -> str:
@@ -114,6 +111,7 @@ def robustness(test: bool) -> None:
     options = {placement_label(s["options"]): s["options"] for s in rows["spec"]}
     rows["placement"] = rows["spec"].map(lambda s: placement_label(s["options"]))
     sweep = {label: sweep_of(o, list(options.values())) for label, o in options.items()}
+    others = {method: minus_direct(rows, method) for method in sorted(set(rows["method"]) - {"direct"})}
     study = "the test study, hotpotqa-longdoc:test" if test else "the first study, hotpotqa-longdoc"
     print(f"== results/cpu/README.md 'Robustness' (05_robustness, {study} at 4x, middle truncation) ==")
     first = rows.iloc[0]
@@ -135,9 +133,9 @@ def robustness(test: bool) -> None:
         print(f"    Direct Input F1 {f1_with_interval(direct)}; questions with both hops inside {counts[2]}, one "
               f"{counts[1]}, none {counts[0]} (earlier hop inside {sum(k[0] for k in kept)}, later hop inside "
               f"{sum(k[1] for k in kept)})")
-        for method in sorted(set(cell["method"]) - {"direct"}):
+        for method, difference in others.items():
             print(f"    {METHOD_NAMES[method]} F1 {f1_with_interval(cell[cell['method'] == method])}; minus Direct "
-                  f"Input on the same questions {paired_difference(cell, method)}")
+                  f"Input on the same questions {difference[placement]}")
     direct = rows[rows["method"] == "direct"]
     nothing = [p for p in order if (direct.loc[direct["placement"] == p].apply(hops_inside, axis=1) == 0).all()]
     answers = [dict(zip(direct.loc[direct["placement"] == p, "id"], direct.loc[direct["placement"] == p, "answer"]))
